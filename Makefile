@@ -1,0 +1,120 @@
+# Makefile -- builds and tests every step of the tutorial.
+#
+#   make                      build every step into build/NN-name/server
+#   make run [STEP=NN]        build and start one step (default: the newest) on 127.0.0.1:6379
+#   make test [STEP=NN] [SERVER=path|redis-server]
+#                             unit tests, then the black-box suites; one summary line at the end
+#   make unit                 only the Check unit tests
+#   make valgrind             unit tests and every suite with the servers under memcheck
+#   make asan                 every suite against ASan+UBSan builds
+#   make diff STEP=NN         what chapter NN added to step NN-1
+#   make deps                 install the test tools (Debian/Ubuntu, as root or with sudo)
+#   make clean
+#
+# Plain GNU make: each step is a directory of C files linked with common/.
+# POLL=1 selects the poll() event-loop back end instead of epoll.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -MMD -MP
+LDLIBS  ?=
+
+STEPS       := $(sort $(patsubst steps/%/main.c,%,$(wildcard steps/[0-9][0-9]-*/main.c)))
+NEWEST      := $(lastword $(STEPS))
+step_dir     = $(firstword $(filter $(1)-%,$(STEPS)) $(filter $(1),$(STEPS)))
+
+# Variants live side by side: build/ (default), build/poll, build/asan.
+ifeq ($(POLL),1)
+  BUILD   ?= build/poll
+  BACKEND := el_poll
+else ifeq ($(shell uname -s),Linux)
+  BACKEND := el_epoll
+else
+  BACKEND := el_poll
+endif
+BUILD ?= build
+
+COMMON_SRC := $(filter-out common/el_epoll.c common/el_poll.c,$(wildcard common/*.c)) common/$(BACKEND).c
+COMMON_OBJ := $(patsubst common/%.c,$(BUILD)/common/%.o,$(COMMON_SRC))
+
+# Extra libraries a step links with.
+LIBS_07-set-options-fsm := -lxxhash
+
+.PHONY: all run test unit valgrind asan diff deps clean check-deps
+all: $(foreach s,$(STEPS),$(BUILD)/$(s)/server)
+
+$(BUILD)/common/%.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Icommon -c $< -o $@
+
+# One server per step: the step's files plus common/.
+define STEP_RULES
+$(BUILD)/$(1)/%.o: steps/$(1)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Icommon -Isteps/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/server: $(patsubst steps/$(1)/%.c,$(BUILD)/$(1)/%.o,$(wildcard steps/$(1)/*.c)) $(COMMON_OBJ)
+	$$(CC) $$(CFLAGS) $$^ -o $$@ $$(LDLIBS) $(LIBS_$(1))
+endef
+$(foreach s,$(STEPS),$(eval $(call STEP_RULES,$(s))))
+
+# ---- Unit tests (Check) -------------------------------------------------
+# tests/unit/test_*.c test common/; tests/NN-name/unit_*.c test a step's
+# modules and link with that step's files except main.c.
+CHECK_FLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
+UNIT_COMMON := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
+
+$(BUILD)/unit/%: tests/unit/%.c $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CHECK_FLAGS) -Icommon $^ -o $@ $(CHECK_LIBS)
+
+define STEP_UNIT_RULES
+$(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(filter-out $(BUILD)/$(1)/main.o,$(patsubst steps/$(1)/%.c,$(BUILD)/$(1)/%.o,$(wildcard steps/$(1)/*.c))) $(COMMON_OBJ)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(CHECK_FLAGS) -Icommon -Isteps/$(1) $$^ -o $$@ $$(CHECK_LIBS) $(LIBS_$(1))
+endef
+$(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))
+UNIT_STEPS := $(foreach s,$(STEPS),$(patsubst tests/$(s)/%.c,$(BUILD)/unit/$(s)/%,$(wildcard tests/$(s)/unit_*.c)))
+UNIT_BINS  := $(UNIT_COMMON) $(UNIT_STEPS)
+
+# ---- Running ---------------------------------------------------------------
+RUN_STEP := $(if $(STEP),$(call step_dir,$(STEP)),$(NEWEST))
+run: $(BUILD)/$(RUN_STEP)/server
+	$(BUILD)/$(RUN_STEP)/server $(ARGS)
+
+# ---- Testing ---------------------------------------------------------------
+# tests/run.sh does the work and prints the summary line; see its header.
+export STEP SERVER
+test: check-deps all $(UNIT_BINS)
+	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" bash tests/run.sh
+
+unit: check-deps $(UNIT_BINS)
+	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" ONLY_UNIT=1 bash tests/run.sh
+
+valgrind: check-deps all $(UNIT_BINS)
+	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" VALGRIND=1 NO_REFERENCE=1 bash tests/run.sh
+
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+asan: check-deps
+	$(MAKE) BUILD=build/asan CFLAGS="$(ASAN_FLAGS)" all
+	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(ASAN_FLAGS)" test-asan-run
+
+.PHONY: test-asan-run
+test-asan-run: $(UNIT_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" SANITIZED=1 NO_REFERENCE=1 bash tests/run.sh
+
+diff:
+	@bash tests/tools/stepdiff.sh "$(STEP)" "$(FROM)" "$(TO)"
+
+# ---- Tools -----------------------------------------------------------------
+deps:
+	@bash tests/tools/deps.sh install
+
+check-deps:
+	@bash tests/tools/deps.sh check
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,59 @@
+/* event_loop.h -- one thread, many sockets: the event loop (chapter 01).
+ *
+ * The server never blocks on one client. It asks the kernel "which of my
+ * sockets are ready?", handles exactly those, and asks again. Timers (the
+ * cron of chapter 05, the wheel's tick of chapter 06) run on the same loop,
+ * between socket events, so there is never a second thread and never a lock.
+ * The shape follows Redis's ae.c: file events with a read and a write
+ * handler per descriptor, timers that return when they want to run next,
+ * and a hook that runs just before the loop goes to sleep.
+ *
+ * The kernel interface is a back end behind four functions: epoll on Linux
+ * (el_epoll.c), poll() everywhere else (el_poll.c, `make POLL=1`). */
+#ifndef EVENT_LOOP_H
+#define EVENT_LOOP_H
+
+#include <stdint.h>
+
+#define EL_NONE       0
+#define EL_READABLE   1
+#define EL_WRITABLE   2
+#define EL_TIMER_STOP -1 /* a timer handler returns this to delete itself */
+
+typedef struct event_loop event_loop;
+
+/* Called when fd is ready; mask says which of EL_READABLE/EL_WRITABLE. */
+typedef void file_handler(event_loop *el, int fd, void *data, int mask);
+
+/* Called when a timer is due. Returns the ms until it should run again, or
+ * EL_TIMER_STOP. */
+typedef int64_t timer_handler(event_loop *el, int64_t id, void *data);
+
+/* Runs once per loop turn, before waiting for events. */
+typedef void sleep_hook(event_loop *el, void *data);
+
+event_loop *el_create(void);
+void el_free(event_loop *el); /* descriptors are not closed: their owners do that */
+
+/* Watch fd for `mask`; the handler is stored per direction, so a read and
+ * a write handler can differ. Returns 0, or -1 if the kernel refused. */
+int el_watch(event_loop *el, int fd, int mask, file_handler *handler, void *data);
+void el_unwatch(event_loop *el, int fd, int mask);
+int el_watched(event_loop *el, int fd); /* the mask fd is watched for */
+
+/* Timers run no earlier than asked, and as soon as possible after. */
+int64_t el_add_timer(event_loop *el, int64_t ms, timer_handler *handler, void *data);
+void el_del_timer(event_loop *el, int64_t id);
+
+void el_set_before_sleep(event_loop *el, sleep_hook *hook, void *data);
+
+/* Process events until el_stop() is called (from a handler, or from a
+ * signal handler: it only sets a flag). */
+void el_run(event_loop *el);
+void el_stop(event_loop *el);
+
+/* Make el_run() return within `ms` even when nothing happens, so a flag set by
+ * a signal handler is seen promptly. */
+void el_set_max_sleep(event_loop *el, int ms);
+
+#endif

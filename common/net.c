@@ -1,0 +1,277 @@
+/* net.c -- clients, sockets and the read/parse/execute/write cycle
+ * (chapter 01). See net.h for the overview.
+ *
+ * ==== The life of a request ====
+ *
+ *  1. The listening socket is readable: accept_handler() accepts, makes the
+ *     socket non-blocking, and watches it for reading.
+ *  2. The client's socket is readable: read_handler() appends what the kernel
+ *     has to the query buffer, then process_query_buffer() parses and
+ *     executes every complete command in it, in order.
+ *  3. Commands append their replies to the output buffer; after the batch,
+ *     flush_output() writes them with one write(). Whatever the kernel does
+ *     not take now is written when the socket becomes writable again.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "command.h"
+#include "reply.h"
+
+#define READ_CHUNK       (64 * 1024) /* bytes asked of the kernel per read() */
+#define IDLE_BUFFER_KEEP (32 * 1024) /* idle buffers above this are freed */
+#define ACCEPT_RETRY_MS  100         /* pause after running out of descriptors */
+
+static void read_handler(event_loop *el, int fd, void *data, int mask);
+static void write_handler(event_loop *el, int fd, void *data, int mask);
+static void accept_handler(event_loop *el, int fd, void *data, int mask);
+
+void net_init(net_server *s, event_loop *loop, const struct command *commands) {
+    memset(s, 0, sizeof(*s));
+    s->loop = loop;
+    s->listen_fd = -1;
+    s->next_client_id = 1;
+    s->commands = commands;
+}
+
+static int set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    return flags == -1 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* ==== Listening ==== */
+
+int net_listen(net_server *s, const char *addr, int port, char *err, size_t errlen) {
+    struct addrinfo hints = {0}, *res;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+    char port_str[16];
+    snprintf(port_str, sizeof(port_str), "%d", port);
+    int rc = getaddrinfo(addr, port_str, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "invalid bind address '%s': %s", addr, gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(res->ai_family, SOCK_STREAM, 0);
+    int yes = 1;
+    /* SO_REUSEADDR lets a restarted server bind while old connections of
+     * the previous one are still in TIME_WAIT. */
+    if (fd == -1 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes)) == -1 ||
+        bind(fd, res->ai_addr, res->ai_addrlen) == -1 || listen(fd, 511) == -1 ||
+        set_nonblocking(fd) == -1) {
+        snprintf(err, errlen, "could not listen on %s:%d: %s", addr, port, strerror(errno));
+        if (fd != -1) close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    s->listen_fd = fd;
+    s->port = port;
+    el_watch(s->loop, fd, EL_READABLE, accept_handler, s);
+    return 0;
+}
+
+/* ==== Accepting ==== */
+
+static int64_t resume_accepting(event_loop *el, int64_t id, void *data) {
+    (void)id;
+    net_server *s = data;
+    s->accept_paused = 0;
+    el_watch(el, s->listen_fd, EL_READABLE, accept_handler, s);
+    return EL_TIMER_STOP;
+}
+
+/* Out of file descriptors: the pending connection stays in the kernel's
+ * queue, so the listening socket stays readable and a naive loop would spin
+ * at 100% CPU retrying. Stop watching it for a moment instead. */
+static void pause_accepting(net_server *s) {
+    if (s->accept_paused) return;
+    s->accept_paused = 1;
+    el_unwatch(s->loop, s->listen_fd, EL_READABLE);
+    el_add_timer(s->loop, ACCEPT_RETRY_MS, resume_accepting, s);
+}
+
+static client *client_create(net_server *s, int fd) {
+    client *c = mem_calloc(1, sizeof(*c));
+    c->fd = fd;
+    c->id = s->next_client_id++;
+    c->proto = 2;
+    c->server = s;
+    buf_init(&c->query);
+    buf_init(&c->out);
+    parser_init(&c->parser);
+    c->next = s->clients;
+    if (s->clients) s->clients->prev = c;
+    s->clients = c;
+    s->client_count++;
+    s->total_connections++;
+    return c;
+}
+
+/* Accept every pending connection (several may be queued per wake-up). */
+static void accept_handler(event_loop *el, int fd, void *data, int mask) {
+    (void)mask;
+    net_server *s = data;
+    for (;;) {
+        int cfd = accept(fd, NULL, NULL);
+        if (cfd == -1) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                pause_accepting(s);
+            return; /* EAGAIN: nothing more queued; anything else: try later */
+        }
+        int yes = 1;
+        /* Replies are small and must not wait for Nagle's algorithm. */
+        setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+        if (set_nonblocking(cfd) == -1) {
+            close(cfd);
+            continue;
+        }
+        client *c = client_create(s, cfd);
+        if (el_watch(el, cfd, EL_READABLE, read_handler, c) == -1) client_close(c);
+    }
+}
+
+/* ==== Closing ==== */
+
+void client_close(client *c) {
+    net_server *s = c->server;
+    el_unwatch(s->loop, c->fd, EL_READABLE | EL_WRITABLE);
+    close(c->fd);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->clients = c->next;
+    if (c->next) c->next->prev = c->prev;
+    s->client_count--;
+    buf_free(&c->query);
+    buf_free(&c->out);
+    parser_free(&c->parser);
+    mem_free(c->name);
+    mem_free(c);
+}
+
+void net_shutdown(net_server *s) {
+    while (s->clients)
+        client_close(s->clients);
+    if (s->listen_fd != -1) {
+        el_unwatch(s->loop, s->listen_fd, EL_READABLE);
+        close(s->listen_fd);
+        s->listen_fd = -1;
+    }
+}
+
+/* ==== Writing ==== */
+
+static size_t pending_output(const client *c) {
+    return c->out.len - c->out_sent;
+}
+
+/* Write as much pending output as the kernel takes. Returns 0, or -1 if the
+ * client was closed (error, or done after QUIT / a protocol error). */
+static int flush_output(client *c) {
+    while (pending_output(c) > 0) {
+        ssize_t n = write(c->fd, c->out.data + c->out_sent, pending_output(c));
+        if (n > 0) {
+            c->out_sent += (size_t)n;
+        } else if (n == -1 && errno == EINTR) {
+            continue;
+        } else if (n == -1 && errno == EAGAIN) {
+            break;
+        } else {
+            client_close(c);
+            return -1;
+        }
+    }
+    if (pending_output(c) > 0) {
+        /* Drop what was sent once it is most of the buffer, so a client that
+         * is always a little behind does not make the buffer grow forever. */
+        if (c->out_sent >= c->out.len / 2) {
+            buf_consume(&c->out, c->out_sent);
+            c->out_sent = 0;
+        }
+        el_watch(c->server->loop, c->fd, EL_WRITABLE, write_handler, c);
+        return 0;
+    }
+    c->out.len = c->out_sent = 0;
+    buf_shrink_if_idle(&c->out, IDLE_BUFFER_KEEP);
+    el_unwatch(c->server->loop, c->fd, EL_WRITABLE);
+    if (c->close_after_reply) {
+        client_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* ==== Reading and executing ==== */
+
+/* Execute every complete command in the query buffer, then drop the bytes
+ * they used. Stops early when the client must be closed, or when its unread
+ * replies exceed CLIENT_OUTPUT_PAUSE_BYTES (the rest waits in the buffer). */
+static void process_query_buffer(client *c) {
+    request_parser *p = &c->parser;
+    while (!c->close_after_reply) {
+        if (pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) {
+            c->reading_paused = 1;
+            el_unwatch(c->server->loop, c->fd, EL_READABLE);
+            break;
+        }
+        parse_status st = parser_next(p, c->query.data, c->query.len);
+        if (st == PARSE_INCOMPLETE) break;
+        if (st == PARSE_NOTHING) continue;
+        if (st == PARSE_ERROR) {
+            reply_error(c, p->error);
+            c->close_after_reply = 1; /* Redis closes after a protocol error */
+            el_unwatch(c->server->loop, c->fd, EL_READABLE);
+            break;
+        }
+        command_execute(c, p->argc, p->argv);
+        c->server->total_commands++;
+    }
+    size_t used = parser_consumed(p);
+    buf_consume(&c->query, used);
+    parser_shift(p, used);
+    buf_shrink_if_idle(&c->query, IDLE_BUFFER_KEEP);
+}
+
+static void read_handler(event_loop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)mask;
+    client *c = data;
+    buf_reserve(&c->query, READ_CHUNK);
+    ssize_t n = read(fd, c->query.data + c->query.len, c->query.cap - c->query.len);
+    if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+        client_close(c); /* EOF or error: the client went away */
+        return;
+    }
+    if (n < 0) return;
+    c->query.len += (size_t)n;
+    process_query_buffer(c);
+    flush_output(c);
+}
+
+/* The socket can take more bytes: write, and if a paused reader's backlog
+ * has drained, resume reading and run the commands still buffered. */
+static void write_handler(event_loop *el, int fd, void *data, int mask) {
+    (void)fd;
+    (void)mask;
+    client *c = data;
+    if (flush_output(c) == -1) return;
+    if (c->reading_paused && pending_output(c) <= CLIENT_OUTPUT_PAUSE_BYTES / 2) {
+        c->reading_paused = 0;
+        el_watch(el, c->fd, EL_READABLE, read_handler, c);
+        process_query_buffer(c);
+        flush_output(c);
+    }
+}

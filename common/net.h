@@ -1,0 +1,72 @@
+/* net.h -- clients, sockets and the read/parse/execute/write cycle (chapter 01).
+ *
+ * This is the part of a server that is the same whatever the commands are:
+ * accept connections, read bytes into each client's query buffer, hand every
+ * complete command to the step's dispatcher, and write the replies that the
+ * command appended to the client's output buffer.
+ *
+ * Pipelining falls out of the buffers: a read may bring many commands; they
+ * are all executed, their replies pile up in the output buffer, and one
+ * write() sends them all. */
+#ifndef NET_H
+#define NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buffer.h"
+#include "event_loop.h"
+#include "resp.h"
+
+struct net_server;
+struct command;
+
+typedef struct client {
+    int fd;                    /* the connection's socket */
+    uint64_t id;               /* unique, increasing: CLIENT ID */
+    int proto;                 /* 2 or 3: RESP version, switched by HELLO */
+    int close_after_reply;     /* QUIT or a protocol error: close once written */
+    char *name;                /* CLIENT SETNAME, or NULL */
+    buffer query;              /* bytes read, not yet executed */
+    request_parser parser;     /* where parsing of `query` stands */
+    buffer out;                /* replies not yet written */
+    size_t out_sent;           /* bytes at the front of `out` already written */
+    int reading_paused;        /* output backlog too large: stop reading */
+    struct net_server *server; /* the server this client belongs to */
+    struct client *prev;       /* neighbours in the server's client list */
+    struct client *next;
+} client;
+
+typedef struct net_server {
+    event_loop *loop;               /* the one event loop */
+    int listen_fd;                  /* the listening socket, or -1 */
+    int port;                       /* TCP port we listen on */
+    client *clients;                /* all connected clients, newest first */
+    size_t client_count;            /* length of the list */
+    uint64_t next_client_id;        /* id for the next accepted client */
+    const struct command *commands; /* the step's command table (command.h) */
+    int accept_paused;              /* out of descriptors: accepting later */
+    uint64_t total_connections;     /* accepted since start (INFO) */
+    uint64_t total_commands;        /* executed since start (INFO) */
+} net_server;
+
+/* Bytes a client may have waiting in its output buffer before we stop
+ * reading its commands. A client that pipelines millions of commands and
+ * never reads its replies then costs a bounded amount of memory: its own
+ * TCP window does the back-pressure. (Redis has no such limit for normal
+ * clients by default, so it buffers without bound.) */
+#define CLIENT_OUTPUT_PAUSE_BYTES (64 * 1024 * 1024)
+
+void net_init(net_server *s, event_loop *loop, const struct command *commands);
+
+/* Bind and listen on addr:port. On failure returns -1 and writes a
+ * human-readable reason into err. */
+int net_listen(net_server *s, const char *addr, int port, char *err, size_t errlen);
+
+/* Close every client and the listening socket; free their memory. */
+void net_shutdown(net_server *s);
+
+/* Close one client now (its pending output is dropped). */
+void client_close(client *c);
+
+#endif

@@ -1,0 +1,58 @@
+/* strnum.c -- strict number parsing with Redis's rules (chapter 01).
+ * See strnum.h for the contract. */
+#include "strnum.h"
+
+#include <limits.h>
+
+int string_to_ll(const char *s, size_t len, long long *out) {
+    if (len == 0 || len > 20) return 0; /* "-9223372036854775808" is 20 bytes */
+    size_t i = 0;
+    int negative = 0;
+    if (s[0] == '-') {
+        negative = 1;
+        i = 1;
+        if (len == 1) return 0;
+    }
+    /* No leading zeros: "0" alone is the only number that starts with 0. */
+    if (s[i] == '0') {
+        if (len == 1) {
+            *out = 0;
+            return 1;
+        }
+        return 0;
+    }
+    /* Accumulate as unsigned so the most negative value fits on the way. */
+    unsigned long long v = 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        unsigned digit = (unsigned)(s[i] - '0');
+        if (v > (ULLONG_MAX - digit) / 10) return 0;
+        v = v * 10 + digit;
+    }
+    if (negative) {
+        if (v > (unsigned long long)LLONG_MAX + 1) return 0;
+        *out = (v == (unsigned long long)LLONG_MAX + 1) ? LLONG_MIN : -(long long)v;
+    } else {
+        if (v > (unsigned long long)LLONG_MAX) return 0;
+        *out = (long long)v;
+    }
+    return 1;
+}
+
+size_t ll_to_string(char *buf, long long value) {
+    /* Work on the magnitude as unsigned so LLONG_MIN does not overflow. */
+    unsigned long long v =
+        value < 0 ? (unsigned long long)(-(value + 1)) + 1 : (unsigned long long)value;
+    char tmp[21];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t len = 0;
+    if (value < 0) buf[len++] = '-';
+    while (n)
+        buf[len++] = tmp[--n];
+    buf[len] = '\0';
+    return len;
+}

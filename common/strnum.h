@@ -1,0 +1,24 @@
+/* strnum.h -- strict number parsing with Redis's rules (chapter 01).
+ *
+ * Redis refuses "+1", " 1", "01" and "1 " where a number is expected, and
+ * every step must answer exactly as Redis does, so we cannot use strtoll(),
+ * which accepts all of those. string_to_ll() is the one parser every step
+ * uses: for protocol lengths (chapter 01), TTLs (chapter 04) and SET's
+ * options (chapter 07). */
+#ifndef STRNUM_H
+#define STRNUM_H
+
+#include <stddef.h>
+
+/* Parse exactly len bytes at s as a signed decimal long long.
+ * Accepted: an optional '-', then digits with no leading zero ("0" itself is
+ * fine, "-0" is not). Nothing else, not even a space or a '+'.
+ * Returns 1 and stores the value in *out on success, 0 on any failure
+ * (empty input, stray bytes, overflow); *out is untouched on failure. */
+int string_to_ll(const char *s, size_t len, long long *out);
+
+/* Write value as decimal into buf (at least 21 bytes); returns the length.
+ * Used by the reply writers, where snprintf() would be needlessly slow. */
+size_t ll_to_string(char *buf, long long value);
+
+#endif

@@ -1,0 +1,103 @@
+# server.bash -- the one helper every black-box suite uses to start, talk to
+# and stop a server. Load it with `load ../helpers/server`.
+#
+# Which server runs is decided by the environment, so the same suite grades
+# any implementation:
+#   SERVER=path/to/binary   a server that takes --port N (ours, or a learner's)
+#   SERVER=redis-server     a real Redis, for the reference run; REFERENCE=1
+#                           then skips the tests of this project's own promises
+#   VALGRIND=1              run the server under memcheck; any error or
+#                           definite leak fails the suite at shutdown
+#
+# A suite starts one server in setup_file and stops it in teardown_file; tests
+# use distinct key names, so they do not depend on each other.
+
+: "${SERVER:?SERVER must name the server binary (make test sets it)}"
+
+# Ask the kernel for an unused port by trying random ones: a port that
+# accepts a connection is taken.
+pick_port() {
+  local p
+  for _ in $(seq 1 50); do
+    p=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+is_reference() {
+  [ "$(basename "$SERVER")" = redis-server ]
+}
+
+# start_server [extra flags...]: start the server on a free port, wait until it
+# answers PING, export PORT and SERVER_PID. Retries on another port if the
+# chosen one was taken in the meantime.
+start_server() {
+  local log="${BATS_FILE_TMPDIR:-/tmp}/server.$$.log"
+  export SERVER_LOG="$log"
+  for _ in 1 2 3 4 5; do
+    PORT=$(pick_port) || return 1
+    export PORT
+    if is_reference; then
+      "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --databases 1 \
+        --enable-debug-command yes "$@" >"$log" 2>&1 &
+    elif [ -n "${VALGRIND:-}" ]; then
+      valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+        --log-file="$log.vg" "$SERVER" --port "$PORT" "$@" >"$log" 2>&1 &
+    else
+      "$SERVER" --port "$PORT" "$@" >"$log" 2>&1 &
+    fi
+    SERVER_PID=$!
+    export SERVER_PID
+    for _ in $(seq 1 600); do
+      if redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; then return 0; fi
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.05
+    done
+    kill -9 "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+  done
+  echo "could not start $SERVER; its output:" >&2
+  cat "$log" >&2
+  return 1
+}
+
+# stop_server: SIGTERM, then require a clean exit (status 0; under valgrind no
+# error and no definite leak; under the sanitizers no report).
+stop_server() {
+  [ -n "${SERVER_PID:-}" ] || return 0
+  kill -TERM "$SERVER_PID" 2>/dev/null
+  local status=0
+  wait "$SERVER_PID" || status=$?
+  SERVER_PID=""
+  if [ "$status" -ne 0 ]; then
+    echo "server exited with status $status; its output:" >&2
+    cat "$SERVER_LOG" "$SERVER_LOG.vg" 2>/dev/null | tail -60 >&2
+    return 1
+  fi
+}
+
+# Talk to the server through the real redis-cli.
+rcli() {
+  redis-cli -p "$PORT" "$@"
+}
+
+# raw [python helper options]: send stdin's bytes on a new connection and
+# print what comes back. See tests/helpers/rawio.py.
+raw() {
+  python3 "$BATS_TEST_DIRNAME/../helpers/rawio.py" "$PORT" "$@"
+}
+
+# A test of something this project promises but Redis does not: skipped in
+# the reference run against a real redis-server.
+own_promise() {
+  if is_reference; then skip "this project's own promise: $*"; fi
+}
+
+# A unique key name per test, so tests sharing a server never collide.
+key() {
+  echo "t${BATS_TEST_NUMBER}:${1:-k}"
+}

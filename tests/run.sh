@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# run.sh -- runs the unit tests and the black-box suites, and prints one
+# summary line: "N passed, N failed" (", N skipped" when any were).
+# Called by make (test, unit, valgrind, asan), which sets:
+#   BUILD       where the servers and unit binaries are
+#   UNIT_BINS   the Check binaries to run
+#   STEPS       every step, oldest first
+#   STEP        (optional) test only this step: "04" or "04-expiry-lazy"
+#   SERVER      (optional) grade this binary, or redis-server, with the
+#               suites of STEP (default: the newest) and the steps before it
+#   VALGRIND=1  servers and unit tests under memcheck
+#   NO_REFERENCE=1  skip the reference run against a real redis-server
+#   ONLY_UNIT=1     unit tests only
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0 failed=0 skipped=0
+failures=()
+
+# ---- Unit tests -------------------------------------------------------------
+# Check prints "100%: Checks: 12, Failures: 0, Errors: 0".
+run_unit() {
+  local bin=$1 out status
+  if [ -n "${VALGRIND:-}" ]; then
+    out=$(CK_FORK=no valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
+      --error-exitcode=99 "$bin" 2>&1); status=$?
+  else
+    out=$("$bin" 2>&1); status=$?
+  fi
+  local line checks fails errs
+  line=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' <<<"$out" | tail -1)
+  if [ -z "$line" ]; then
+    failed=$((failed + 1)); failures+=("$bin (no Check summary)")
+    echo "$out" | tail -20
+    return
+  fi
+  checks=$(sed -E 's/.*Checks: ([0-9]+).*/\1/' <<<"$line")
+  fails=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
+  errs=$(sed -E 's/.*Errors: ([0-9]+).*/\1/' <<<"$line")
+  passed=$((passed + checks - fails - errs))
+  failed=$((failed + fails + errs))
+  if [ "$fails" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$status" -ne 0 ]; then
+    [ "$status" -ne 0 ] && [ "$fails" -eq 0 ] && [ "$errs" -eq 0 ] && failed=$((failed + 1))
+    failures+=("$bin")
+    grep -vE '^Running suite' <<<"$out" | tail -30
+  fi
+  printf 'unit  %-40s %s\n' "${bin#"$BUILD"/unit/}" "$line"
+}
+
+# ---- Black-box suites ---------------------------------------------------------
+# bats --tap prints "ok N name", "ok N name # skip why" or "not ok N name".
+run_suite() {
+  local server=$1 suite=$2 label=$3 out status
+  out=$(SERVER="$server" bats --tap "tests/$suite" 2>&1); status=$?
+  local ok notok skip
+  ok=$(grep -cE '^ok [0-9]+' <<<"$out")
+  skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
+  notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+  passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
+  if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
+    # A failure outside a test (setup_file, teardown_file: e.g. a leak found
+    # at shutdown) counts as one failed test.
+    [ "$notok" -eq 0 ] && failed=$((failed + 1))
+    failures+=("$label: tests/$suite")
+    grep -vE '^ok ' <<<"$out" | head -60
+  fi
+  printf 'bats  %-40s %d ok, %d skipped, %d failed\n' "$label: $suite" "$((ok - skip))" "$skip" "$notok"
+}
+
+step_name() { # "4", "04" or "04-expiry-lazy" -> "04-expiry-lazy"
+  local want=$1 s
+  [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
+  for s in $STEPS; do
+    if [ "$s" = "$want" ] || [ "${s%%-*}" = "$want" ]; then echo "$s"; return; fi
+  done
+  echo "unknown step '$1' (steps: $STEPS)" >&2
+  exit 2
+}
+
+suites_up_to() { # the suite directories of every step up to and including $1
+  local s
+  for s in $STEPS; do
+    [ -d "tests/$s" ] && ls "tests/$s"/*.bats >/dev/null 2>&1 && echo "$s"
+    [ "$s" = "$1" ] && break
+  done
+}
+
+for bin in $UNIT_BINS; do
+  [ -n "${STEP:-}" ] && [ -z "${ONLY_UNIT:-}" ] && continue # grading one step: suites only
+  run_unit "$bin"
+done
+
+if [ -z "${ONLY_UNIT:-}" ]; then
+  target_steps=$STEPS
+  [ -n "${STEP:-}" ] && target_steps=$(step_name "$STEP")
+  if [ -n "${SERVER:-}" ]; then
+    # Grading one server: the suites of the step and of every step before it.
+    last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
+    [ "$SERVER" = redis-server ] || SERVER=$(realpath "$SERVER")
+    for suite in $(suites_up_to "$last"); do run_suite "$SERVER" "$suite" "$(basename "$SERVER")"; done
+  else
+    for s in $target_steps; do
+      for suite in $(suites_up_to "$s"); do run_suite "$(pwd)/$BUILD/$s/server" "$suite" "$s"; done
+    done
+    if [ -z "${NO_REFERENCE:-}" ]; then
+      if command -v redis-server >/dev/null 2>&1; then
+        last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
+        for suite in $(suites_up_to "$last"); do run_suite redis-server "$suite" "redis-server"; done
+      else
+        echo "reference run skipped: redis-server is not installed (make deps installs it)"
+      fi
+    fi
+  fi
+fi
+
+if [ ${#failures[@]} -ne 0 ]; then
+  echo "failed:"
+  printf '  %s\n' "${failures[@]}"
+fi
+summary="$passed passed, $failed failed"
+[ "$skipped" -ne 0 ] && summary+=", $skipped skipped"
+echo "$summary"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# deps.sh -- find, and on Debian/Ubuntu install, the tools the tests need.
+#
+#   deps.sh check     install only what is missing (used by make test)
+#   deps.sh install   same, but say so even when nothing is missing
+#
+# Building and running a server needs only a C compiler and make. The tests
+# need more: Check (unit tests) found through pkg-config, bats (the black-box
+# suites), redis-cli and redis-benchmark (the client the suites talk through),
+# redis-server (the reference run proving the suites encode Redis's
+# behaviour), valgrind, python3 (raw-socket tests), libxxhash (chapter 07's
+# DIGEST), clang (fuzzing).
+set -u
+
+# tool-to-check : Debian package
+REQUIRED=(
+  "pkg-config:pkg-config"
+  "pkgconfig-check:check"
+  "bats:bats"
+  "redis-cli:redis-tools"
+  "redis-benchmark:redis-tools"
+  "redis-server:redis-server"
+  "valgrind:valgrind"
+  "python3:python3"
+  "header-xxhash:libxxhash-dev"
+)
+
+have() {
+  case "$1" in
+    pkgconfig-check) pkg-config --exists check 2>/dev/null ;;
+    header-xxhash) [ -f /usr/include/xxhash.h ] ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
+
+missing=()
+for entry in "${REQUIRED[@]}"; do
+  tool=${entry%%:*} pkg=${entry#*:}
+  have "$tool" || missing+=("$pkg")
+done
+# Unique package names, in order.
+mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF && !seen[$0]++')
+
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "${1:-check}" = install ] && echo "deps: every test tool is installed"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "deps: missing ${missing[*]}; install them with your package manager (see README.md, Prerequisites)" >&2
+  exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  SUDO="sudo"
+else
+  echo "deps: the tests need: ${missing[*]}" >&2
+  echo "deps: run this, then make test again:" >&2
+  echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null || exit 1
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || exit 1
+# Debian starts the packaged redis-server as a service on port 6379; the
+# tests start their own servers on free ports and want 6379 left for `make run`.
+if command -v service >/dev/null 2>&1; then $SUDO service redis-server stop >/dev/null 2>&1 || true; fi
+echo "deps: done"
