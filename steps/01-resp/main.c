@@ -22,22 +22,11 @@
 #include "info.h"
 #include "net.h"
 #include "reply.h"
+#include "server.h"
 #include "strnum.h"
 
-#define STEP_NAME "01-resp"
-
-/* ==== The server ====
- *
- * All of the server's state is in this one struct, as in Redis. Commands
- * reach it as the global `server`. */
-
-static struct server {
-    event_loop *loop; /* the one event loop */
-    net_server net;   /* listening socket and clients */
-    const char *bind; /* address to listen on */
-    int port;         /* TCP port */
-    int64_t start_ms; /* Unix ms at start, for INFO's uptime */
-} server;
+/* The one server struct (see server.h). */
+struct server server;
 
 /* ==== Commands ==== */
 
