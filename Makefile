@@ -53,7 +53,7 @@ $(BUILD)/$(1)/%.o: steps/$(1)/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Icommon -Isteps/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/server: $(patsubst steps/$(1)/%.c,$(BUILD)/$(1)/%.o,$(wildcard steps/$(1)/*.c)) $(COMMON_OBJ)
-	$$(CC) $$(CFLAGS) $$^ -o $$@ $$(LDLIBS) $(LIBS_$(1))
+	$$(CC) $$(CFLAGS) $$(filter %.o,$$^) -o $$@ $$(LDLIBS) $(LIBS_$(1))
 endef
 $(foreach s,$(STEPS),$(eval $(call STEP_RULES,$(s))))
 
@@ -66,12 +66,12 @@ UNIT_COMMON := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/t
 
 $(BUILD)/unit/%: tests/unit/%.c $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CHECK_FLAGS) -Icommon $^ -o $@ $(CHECK_LIBS)
+	$(CC) $(CFLAGS) $(CHECK_FLAGS) -Icommon $(filter %.c %.o,$^) -o $@ $(CHECK_LIBS)
 
 define STEP_UNIT_RULES
 $(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(filter-out $(BUILD)/$(1)/main.o,$(patsubst steps/$(1)/%.c,$(BUILD)/$(1)/%.o,$(wildcard steps/$(1)/*.c))) $(COMMON_OBJ)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(CHECK_FLAGS) -Icommon -Isteps/$(1) $$^ -o $$@ $$(CHECK_LIBS) $(LIBS_$(1))
+	$$(CC) $$(CFLAGS) $$(CHECK_FLAGS) -Icommon -Isteps/$(1) $$(filter %.c %.o,$$^) -o $$@ $$(CHECK_LIBS) $(LIBS_$(1))
 endef
 $(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))
 UNIT_STEPS := $(foreach s,$(STEPS),$(patsubst tests/$(s)/%.c,$(BUILD)/unit/$(s)/%,$(wildcard tests/$(s)/unit_*.c)))

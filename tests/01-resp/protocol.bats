@@ -47,7 +47,7 @@ expect_protocol_error() {
 }
 
 @test "binary bulk arguments keep CR, LF and NUL" {
-  run bash -c "printf '*2\r\n\$4\r\nECHO\r\n\$5\r\na\r\n\0b\r\n' | python3 $BATS_TEST_DIRNAME/../helpers/rawio.py $PORT --expect 11 | od -An -c | tr -s ' '"
+  run bash -c "printf '*2\r\n\$4\r\nECHO\r\n\$5\r\na\r\n\0b\r\n' | $PYTHON $RAWIO $PORT --expect 11 | od -An -c | tr -s ' '"
   [ "$output" = " \$ 5 \r \n a \r \n \0 b \r \n" ]
 }
 
@@ -57,10 +57,10 @@ expect_protocol_error() {
 }
 
 @test "10,000 pipelined PINGs in one write get 10,000 PONGs in order" {
-  run bash -c "for i in \$(seq 1 10000); do printf 'PING\r\n'; done | python3 $BATS_TEST_DIRNAME/../helpers/rawio.py $PORT --expect 70000 | tr -d '\r' | sort | uniq -c"
+  run bash -c "for i in \$(seq 1 10000); do printf 'PING\r\n'; done | $PYTHON $RAWIO $PORT --expect 70000 | tr -d '\r' | sort | uniq -c"
   [ "$(echo "$output" | tr -s ' ')" = " 10000 +PONG" ]
   # Ordered replies: ECHO 1..1000 come back as 1..1000.
-  run bash -c "for i in \$(seq 1 1000); do printf 'ECHO %d\r\n' \$i; done | python3 $BATS_TEST_DIRNAME/../helpers/rawio.py $PORT --expect 8893 | grep -av '^\\$' | tr -d '\r' | paste -sd,"
+  run bash -c "for i in \$(seq 1 1000); do printf 'ECHO %d\r\n' \$i; done | $PYTHON $RAWIO $PORT --expect 8893 | grep -av '^\\$' | tr -d '\r' | paste -sd,"
   [ "$output" = "$(seq 1 1000 | paste -sd,)" ]
 }
 

@@ -5,13 +5,16 @@ redis-cli always sends well-formed multibulk requests, so tests of inline
 requests, protocol errors and odd packetisation need a plain socket.
 
     rawio.py PORT [--expect N] [--bytewise] [--close-expected] < request
+    rawio.py PORT [--expect N] -- ARG...   (a multibulk command; \\x00 style
+                                            escapes in ARGs are decoded)
 
-Reads the request bytes from stdin, sends them (all at once, or one byte per
+Reads the request bytes from stdin (or builds them from ARGs), sends them (all at once, or one byte per
 send with --bytewise), then prints what the server sends back until it has N
 bytes (--expect), or the server closes the connection, or 5 seconds pass.
 With --close-expected the exit status is 0 only if the server closed the
 connection; otherwise 0 means the expected bytes arrived.
 """
+import codecs
 import socket
 import sys
 import time
@@ -24,7 +27,11 @@ def main():
     close_expected = "--close-expected" in sys.argv
     if "--expect" in sys.argv:
         expect = int(sys.argv[sys.argv.index("--expect") + 1])
-    data = sys.stdin.buffer.read()
+    if "--" in sys.argv:
+        args = [codecs.escape_decode(a.encode())[0] for a in sys.argv[sys.argv.index("--") + 1:]]
+        data = b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
+    else:
+        data = sys.stdin.buffer.read()
     sock = socket.create_connection(("127.0.0.1", port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     if bytewise:

@@ -85,10 +85,13 @@ rcli() {
   redis-cli -p "$PORT" "$@"
 }
 
-# raw [python helper options]: send stdin's bytes on a new connection and
-# print what comes back. See tests/helpers/rawio.py.
+# raw [options]: send stdin's bytes on a new connection and print what comes
+# back. See tests/helpers/rawio.py. Debian's python3 starts fastest.
+PYTHON=$(command -v /usr/bin/python3 || command -v python3)
+RAWIO="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rawio.py"
+export PYTHON RAWIO
 raw() {
-  python3 "$BATS_TEST_DIRNAME/../helpers/rawio.py" "$PORT" "$@"
+  "$PYTHON" "$RAWIO" "$PORT" "$@"
 }
 
 # A test of something this project promises but Redis does not: skipped in

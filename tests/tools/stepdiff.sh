@@ -36,7 +36,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for d in "$from" "$to"; do
   mkdir -p "$tmp/$(basename "$d")"
-  git ls-files -z "$d" | while IFS= read -r -d '' f; do
+  git ls-files -z --cached --others --exclude-standard "$d" | while IFS= read -r -d '' f; do
     mkdir -p "$tmp/$(basename "$d")/$(dirname "${f#"$d"/}")"
     cp "$f" "$tmp/$(basename "$d")/${f#"$d"/}"
   done

@@ -1,0 +1,199 @@
+/* dict.h -- the hash table behind every keyspace (chapter 02).
+ *
+ * Chapter 02 introduces the keyspace: a map from binary-safe keys to values.
+ * Every later step (02 to 07) keeps its keys in this one table, so it lives in
+ * common/ and no chapter changes it. The design follows Redis's dict.c:
+ *
+ *   - chained buckets in a table whose size is a power of two;
+ *   - incremental rehashing: when the table must grow or shrink, a second
+ *     table is allocated and the entries move across a bucket at a time, one
+ *     small step per add, find or delete (move one bucket's chain, visiting
+ *     at most 10 empty buckets to find it), so no single command pays for
+ *     moving a million keys;
+ *   - a keyed hash (SipHash-1-2) whose seed is random per process, so a
+ *     client cannot choose keys that all land in one bucket;
+ *   - entries that carry the key bytes and, optionally, a few bytes of the
+ *     caller's own metadata in the same allocation (chapters 04-06 keep a
+ *     key's expire time and timing-wheel links there).
+ *
+ * The dict never looks at values: it stores a void pointer and hands it back.
+ * Who frees a value is always the caller's decision (see dict_delete()). */
+#ifndef DICT_H
+#define DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ============================ Types ============================ */
+
+/* One key and its value. The struct is public so callers can read and write
+ * `val` directly; the other fields are the dict's business and are read through
+ * the accessors below.
+ *
+ * An entry is ONE malloc'd block:
+ *
+ *   +------+-----+--------+----------------+---------------------+-----------+
+ *   | next | val | keylen | metadata_bytes | caller metadata ... | key bytes |
+ *   +------+-----+--------+----------------+---------------------+-----------+
+ *    8      8     4        4                metadata_bytes        keylen
+ *
+ * The header is 24 bytes on a 64-bit machine, so the metadata that follows
+ * it starts 8-byte aligned, ready to hold a uint64_t or a pointer. The key is
+ * not NUL-terminated: keys are binary-safe and always come with a length. */
+typedef struct dict_entry {
+    struct dict_entry *next; /* next entry in the same bucket, NULL at the chain's end */
+    void *val;               /* the value; owned by the caller, never touched by the dict */
+    uint32_t keylen;         /* key length in bytes (keys are at most 4 GiB - 1) */
+    uint32_t metadata_bytes; /* bytes of caller metadata after this header (same in one dict) */
+} dict_entry;
+
+/* The table itself is private to dict.c: callers only use the functions below. */
+typedef struct dict dict;
+
+/* A safe iterator (see dict_iter_init()). Lives on the caller's stack; its
+ * fields are private. */
+typedef struct dict_iter {
+    dict *d;          /* the dict being walked */
+    int table;        /* which of the dict's two tables `bucket` indexes: 0 or 1 */
+    size_t bucket;    /* index of the bucket being walked in that table */
+    dict_entry *next; /* entry to return next, saved early so the current one may be deleted */
+} dict_iter;
+
+/* ============================ Hashing ============================ */
+
+/* Set the 16-byte SipHash key used by every dict in the process. Call it once,
+ * at start-up, before any dict holds an entry: changing the seed later would
+ * strand every stored key in the wrong bucket. The server passes random bytes
+ * so that bucket positions cannot be predicted from outside; tests may pass a
+ * fixed seed for repeatable runs. Until it is called the seed is all zeros. */
+void dict_set_hash_seed(const uint8_t seed[16]);
+
+/* SipHash-1-2 of len bytes at key under the process seed. Any bytes are
+ * allowed (NUL, CR, LF...); len may be 0 and key may then be NULL. Exposed so
+ * tests can check that the seed changes the hash. */
+uint64_t dict_hash(const char *key, size_t len);
+
+/* ============================ Entries ============================ */
+
+/* The key bytes of an entry (not NUL-terminated; see dict_entry_keylen()). */
+const char *dict_entry_key(const dict_entry *de);
+
+/* The key length in bytes. */
+size_t dict_entry_keylen(const dict_entry *de);
+
+/* The entry's caller metadata: metadata_bytes (as given to dict_create())
+ * bytes, 8-byte aligned, zero-filled when the entry was inserted, stable for
+ * the entry's life (entries never move in memory, even during a rehash).
+ * Meaningless when the dict was created with metadata_bytes == 0.
+ * Chapters 04-06 store the expire time and timing-wheel links here. */
+void *dict_entry_metadata(dict_entry *de);
+
+/* ============================ The dict ============================ */
+
+/* A new empty dict whose entries each carry metadata_bytes bytes of caller
+ * metadata (0 for none). Allocates the struct and a 4-bucket table; aborts
+ * the process if memory is exhausted, as every allocation in dict.c does. */
+dict *dict_create(size_t metadata_bytes);
+
+/* Free every entry, both tables and the dict itself, calling free_val on each
+ * value first when free_val is not NULL. No iterator may be live. */
+void dict_free(dict *d, void (*free_val)(void *val));
+
+/* Remove every entry (calling free_val on each value when it is not NULL) and
+ * go back to a 4-bucket table; the dict stays usable. This is FLUSHALL, and
+ * costs O(entries + buckets). No iterator may be live. */
+void dict_empty(dict *d, void (*free_val)(void *val));
+
+/* Number of entries stored. O(1). */
+size_t dict_size(const dict *d);
+
+/* The entry for the key, or NULL. Does one bounded rehash step first (see
+ * "Incremental rehashing" in dict.c), which is why d is not const. */
+dict_entry *dict_find(dict *d, const char *key, size_t len);
+
+/* Insert the key with value val and return its new entry, or return NULL and
+ * change nothing if the key is already present. The key bytes are copied;
+ * the metadata is zero-filled. May start a resize and does one rehash step. */
+dict_entry *dict_add(dict *d, const char *key, size_t len, void *val);
+
+/* The entry for the key, inserting it if absent. *existed is set to 1 if the
+ * key was already there (the entry is returned untouched), else to 0 and the
+ * new entry has val NULL for the caller to fill in. One hash and one chain
+ * walk, where dict_find() followed by dict_add() would do two. */
+dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed);
+
+/* Remove the key: unlink and free its entry and return its value, which the
+ * caller now owns and must free. *found (if not NULL) is set to 1 if the key
+ * existed, else 0 and NULL is returned. May start a shrink; one rehash step. */
+void *dict_delete(dict *d, const char *key, size_t len, int *found);
+
+/* Remove an entry the caller holds a pointer to. Like dict_delete() but the
+ * value is NOT freed nor returned: read de->val first. de must be in d.
+ * Allowed on the current entry of a live iterator and inside a dict_scan()
+ * callback on the entry passed. Used by chapters 04-06, which reach expired
+ * keys through entry pointers rather than through their names. */
+void dict_delete_entry(dict *d, dict_entry *de);
+
+/* A uniformly random entry, or NULL if the dict is empty: every entry has the
+ * same probability, however the chains are laid out. rand64 must return
+ * uniformly random 64-bit values (rand_ctx is passed through to it). Does
+ * one rehash step first.
+ *
+ * Why not "random bucket, then random element of its chain"? Because that
+ * favours keys in short chains: a key alone in its bucket is picked with
+ * probability 1/B (for B non-empty buckets), a key sharing its bucket with
+ * two others only 1/(3B). Instead we use rejection sampling: pick a random
+ * bucket and a random position in [0, L), where L bounds every chain's
+ * length, and retry if the chain is shorter than that. Each try picks any
+ * given entry with probability exactly 1/(buckets * L).
+ * Expected cost: buckets * L / entries tries, each a random bucket read and
+ * a short chain walk. The table is kept at least 1/8 full (except while a
+ * shrink is under way) and L is small (single digits even at a million
+ * keys), so a pick costs a few tens of tries at worst; at a million keys and
+ * load factor 0.95 we measured about 8 tries, each mostly a cache miss.
+ * Used by chapter 05 (tests and exercises of the sampling expire cycle). */
+dict_entry *dict_random_entry(dict *d, uint64_t (*rand64)(void *rand_ctx), void *rand_ctx);
+
+/* ============================ Iteration ============================ */
+
+/* Start a safe iteration over every entry. Until dict_iter_release(), the
+ * rehash is paused, so entries stay where they are: every entry present for
+ * the whole iteration is returned exactly once. The caller may delete the
+ * entry just returned (dict_delete_entry() or dict_delete()), but no other;
+ * it may add entries, which may or may not be returned. */
+void dict_iter_init(dict_iter *it, dict *d);
+
+/* The next entry, or NULL when all have been returned. */
+dict_entry *dict_iter_next(dict_iter *it);
+
+/* End the iteration and let the rehash resume. Must be called exactly once
+ * per dict_iter_init(), whether or not the iteration ran to its end. */
+void dict_iter_release(dict_iter *it);
+
+/* Stateless scan with a cursor, Redis's SCAN algorithm: start with cursor 0,
+ * call again with the returned cursor until it returns 0. Each call visits
+ * one bucket (or, during a rehash, one bucket of the small table and the
+ * buckets of the large one that it spreads to) and calls fn on each entry.
+ * Every entry present from the first call to the last is visited at least
+ * once, even if the table grows or shrinks in between; some may be visited
+ * twice. fn may delete the entry it is given (dict_delete_entry()), nothing
+ * else, and must not add entries. Used by chapter 05's exercise. */
+uint64_t dict_scan(dict *d, uint64_t cursor, void (*fn)(dict_entry *de, void *ctx), void *ctx);
+
+/* ============================ Introspection ============================ */
+
+/* Bytes this dict asked malloc for: the dict struct, both bucket arrays and
+ * every entry (header + metadata + key). These are the requested sizes, not
+ * malloc_usable_size(): the allocator's rounding and block headers are not
+ * included (glibc adds 8 to 23 bytes per block), and values are the caller's
+ * and not counted. O(1). Lets the server and the benchmarks report memory
+ * per key. */
+size_t dict_memory_usage(const dict *d);
+
+/* 1 while an incremental rehash is in progress, else 0. For tests. */
+int dict_is_rehashing(const dict *d);
+
+/* Buckets currently allocated, in both tables. For tests. */
+size_t dict_bucket_count(const dict *d);
+
+#endif
