@@ -68,6 +68,7 @@ static void info_command(client *c, int argc, arg *argv) {
 /* The command table: name, arity, function, first key, last key, key step.
  * Arity counts the command name: 2 means exactly one argument, -1 means at
  * least none. */
+/* clang-format off */
 static const command command_table[] = {
     {"ping", -1, ping_command, 0, 0, 0},
     {"echo", 2, echo_command, 0, 0, 0},
@@ -79,6 +80,7 @@ static const command command_table[] = {
     {"select", 2, select_command, 0, 0, 0},
     {NULL, 0, NULL, 0, 0, 0},
 };
+/* clang-format on */
 
 /* ==== Start-up and shutdown ==== */
 

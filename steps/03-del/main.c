@@ -72,16 +72,26 @@ static void info_command(client *c, int argc, arg *argv) {
 /* The command table: name, arity, function, first key, last key, key step.
  * Arity counts the command name: 2 means exactly one argument, -1 means at
  * least none. */
+/* clang-format off */
 static const command command_table[] = {
-    {"ping", -1, ping_command, 0, 0, 0},        {"echo", 2, echo_command, 0, 0, 0},
-    {"quit", -1, quit_command, 0, 0, 0},        {"command", -1, command_command, 0, 0, 0},
-    {"info", -1, info_command, 0, 0, 0},        {"hello", -1, hello_command, 0, 0, 0},
-    {"client", -2, client_command, 0, 0, 0},    {"select", 2, select_command, 0, 0, 0},
-    {"get", 2, get_command, 1, 1, 1},           {"set", -3, set_command, 1, 1, 1},
-    {"dbsize", 1, dbsize_command, 0, 0, 0},     {"flushall", -1, flushall_command, 0, 0, 0},
-    {"flushdb", -1, flushall_command, 0, 0, 0}, {"del", -2, del_command, 1, -1, 1},
-    {"exists", -2, exists_command, 1, -1, 1},   {NULL, 0, NULL, 0, 0, 0},
+    {"ping", -1, ping_command, 0, 0, 0},
+    {"echo", 2, echo_command, 0, 0, 0},
+    {"quit", -1, quit_command, 0, 0, 0},
+    {"command", -1, command_command, 0, 0, 0},
+    {"info", -1, info_command, 0, 0, 0},
+    {"hello", -1, hello_command, 0, 0, 0},
+    {"client", -2, client_command, 0, 0, 0},
+    {"select", 2, select_command, 0, 0, 0},
+    {"get", 2, get_command, 1, 1, 1},
+    {"set", -3, set_command, 1, 1, 1},
+    {"dbsize", 1, dbsize_command, 0, 0, 0},
+    {"flushall", -1, flushall_command, 0, 0, 0},
+    {"flushdb", -1, flushall_command, 0, 0, 0},
+    {"del", -2, del_command, 1, -1, 1},
+    {"exists", -2, exists_command, 1, -1, 1},
+    {NULL, 0, NULL, 0, 0, 0},
 };
+/* clang-format on */
 
 /* ==== Start-up and shutdown ==== */
 
