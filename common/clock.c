@@ -10,6 +10,7 @@ static struct {
     int frozen;
     int64_t wall_ms;
     int64_t mono_us;
+    int64_t mono_step_us; /* added to mono_us by every clock_mono_us() call */
 } manual;
 
 int64_t clock_now_ms(void) {
@@ -20,7 +21,7 @@ int64_t clock_now_ms(void) {
 }
 
 int64_t clock_mono_us(void) {
-    if (manual.frozen) return manual.mono_us;
+    if (manual.frozen) return manual.mono_us += manual.mono_step_us;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
@@ -30,6 +31,7 @@ void clock_freeze(int64_t wall_ms, int64_t mono_us) {
     manual.frozen = 1;
     manual.wall_ms = wall_ms;
     manual.mono_us = mono_us;
+    manual.mono_step_us = 0;
 }
 
 void clock_advance_ms(int64_t ms) {
@@ -39,6 +41,10 @@ void clock_advance_ms(int64_t ms) {
 
 void clock_advance_us(int64_t us) {
     manual.mono_us += us;
+}
+
+void clock_auto_advance_us(int64_t us) {
+    manual.mono_step_us = us;
 }
 
 void clock_thaw(void) {

@@ -22,6 +22,10 @@ int64_t clock_mono_us(void); /* monotonic, µs since an arbitrary origin */
 void clock_freeze(int64_t wall_ms, int64_t mono_us);
 void clock_advance_ms(int64_t ms);
 void clock_advance_us(int64_t us); /* monotonic only: "time spent working" */
+/* While frozen, make every clock_mono_us() call advance the monotonic clock by
+ * us first: a test's way of saying "each look at the clock costs this much
+ * work", so a time budget runs out after a known number of checks. */
+void clock_auto_advance_us(int64_t us);
 void clock_thaw(void);
 
 #endif

@@ -123,18 +123,24 @@ static void parse_flags(int argc, char **argv) {
     }
 }
 
+/* Random bytes from the kernel, for the hash seed (and, from chapter 05, the
+ * sampler). */
+static void random_bytes(uint8_t *out, size_t n) {
+    int fd = open("/dev/urandom", O_RDONLY);
+    if (fd == -1 || read(fd, out, n) != (ssize_t)n) {
+        /* No /dev/urandom: weaker, but still different for every run. */
+        int64_t t = clock_mono_us() ^ ((int64_t)getpid() << 32);
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint8_t)(t >> (8 * (i % 8)));
+    }
+    if (fd != -1) close(fd);
+}
+
 /* Key the hash function with random bytes, so nobody can predict which keys
  * collide and send a million keys that all land in one bucket. */
 static void seed_hash_function(void) {
     uint8_t seed[16];
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd == -1 || read(fd, seed, sizeof(seed)) != (ssize_t)sizeof(seed)) {
-        /* No /dev/urandom: weaker, but still different for every run. */
-        int64_t t = clock_mono_us() ^ ((int64_t)getpid() << 32);
-        for (size_t i = 0; i < sizeof(seed); i++)
-            seed[i] = (uint8_t)(t >> (8 * (i % 8)));
-    }
-    if (fd != -1) close(fd);
+    random_bytes(seed, sizeof(seed));
     dict_set_hash_seed(seed);
 }
 

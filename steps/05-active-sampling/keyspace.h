@@ -1,0 +1,72 @@
+/* keyspace.h -- the keys, their values and their expire times (chapters 02-04).
+ *
+ * The keyspace maps binary-safe keys to binary-safe values. It is a hash
+ * table (common/dict.c) whose entries hold the key bytes; each entry's value
+ * is a `value`: one allocation holding the bytes and, since chapter 04, the
+ * key's expire time.
+ *
+ * Ownership, the question C makes you answer: the keyspace owns every key and
+ * every value. Commands receive their arguments as pointers into the client's
+ * query buffer, which is reused for the next command, so storing a key or a
+ * value means copying it, and replacing or deleting one means freeing it.
+ *
+ * Chapter 04: keys with a TTL are also listed in `ttl_keys`, apart from the
+ * keys without one, as Redis keeps a separate `expires` table. Whoever wants
+ * to find expired keys (the sampler of chapter 05, the timing wheel of
+ * chapter 06) then looks only at keys that can expire, not at all of them. */
+#ifndef KEYSPACE_H
+#define KEYSPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dict.h"
+#include "net.h"
+
+typedef struct value {
+    int64_t expire_at_ms; /* absolute Unix ms; the key is gone once now > this; 0: no TTL */
+    uint32_t ttl_index;   /* position in keyspace.ttl_keys, while expire_at_ms != 0 */
+    uint32_t len;         /* length of bytes[] (at most 512 MB, so 32 bits suffice) */
+    char bytes[];         /* the value, binary safe, not NUL-terminated */
+} value;
+
+typedef struct keyspace {
+    dict *keys;            /* key bytes -> value */
+    dict_entry **ttl_keys; /* every entry whose value has a TTL, dense, in no order */
+    size_t ttl_count;      /* entries in use in ttl_keys */
+    size_t ttl_cap;        /* entries allocated in ttl_keys */
+    uint64_t expired_keys; /* keys deleted because their time had passed (INFO) */
+    uint64_t hits;         /* lookups that found a live key (INFO keyspace_hits) */
+    uint64_t misses;       /* lookups that found nothing (INFO keyspace_misses) */
+} keyspace;
+
+void keyspace_init(keyspace *ks);
+void keyspace_free(keyspace *ks);
+
+/* The one way to look a key up. If the key's time has passed, it is deleted
+ * first (lazy expiry) and NULL is returned, so no command can forget to
+ * check. `now_ms` is read once per command, as Redis does, so a command sees
+ * one consistent time. */
+dict_entry *keyspace_find(keyspace *ks, const arg *key, int64_t now_ms);
+
+/* keyspace_find() for reading commands: also counts hits and misses. */
+value *keyspace_get(keyspace *ks, const arg *key, int64_t now_ms);
+
+/* Store a copy of val under key, with no TTL (a plain SET forgets the old
+ * one). Returns the key's entry, for the caller to give it a TTL. */
+dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t now_ms);
+
+int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms); /* 1 if it existed */
+void keyspace_delete_entry(keyspace *ks, dict_entry *de);          /* frees entry and value */
+size_t keyspace_size(const keyspace *ks); /* every key held, expired or not */
+void keyspace_clear(keyspace *ks);
+
+/* The commands of chapters 02 and 03; SET gains EX and PX in chapter 04. */
+void get_command(client *c, int argc, arg *argv);
+void set_command(client *c, int argc, arg *argv);
+void dbsize_command(client *c, int argc, arg *argv);
+void flushall_command(client *c, int argc, arg *argv);
+void del_command(client *c, int argc, arg *argv);
+void exists_command(client *c, int argc, arg *argv);
+
+#endif

@@ -1,0 +1,32 @@
+/* server.h -- the server's state, shared by this step's files (chapter 01).
+ *
+ * All of the server's state is in one struct, as in Redis, defined in main.c
+ * and reached by commands as the global `server`. Later chapters add their
+ * fields here: the keyspace (02), expiry statistics (04), the cron (05), the
+ * timing wheel (06). */
+#ifndef SERVER_H
+#define SERVER_H
+
+#include <stdint.h>
+
+#include "active_expire.h"
+#include "event_loop.h"
+#include "keyspace.h"
+#include "net.h"
+
+#define STEP_NAME "05-active-sampling"
+
+struct server {
+    event_loop *loop;      /* the one event loop */
+    net_server net;        /* listening socket and clients */
+    const char *bind;      /* address to listen on */
+    int port;              /* TCP port */
+    int64_t start_ms;      /* Unix ms at start, for INFO's uptime */
+    keyspace db;           /* every key and its value (keyspace.h) */
+    int hz;                /* server cron runs per second (--hz, 1..500) */
+    active_expire expirer; /* the active expire cycle's settings and stats */
+};
+
+extern struct server server;
+
+#endif

@@ -1,0 +1,207 @@
+/* unit_active_expire.c -- unit tests of chapter 05's active expire cycle,
+ * on its own: a keyspace built here, a frozen clock, a fixed random seed.
+ * Links with the step's keyspace.c, expire.c and active_expire.c. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "active_expire.h"
+#include "clock.h"
+#include "expire.h"
+#include "keyspace.h"
+#include "server.h"
+
+struct server server; /* the commands' global; these tests use their own keyspace */
+
+static const int64_t T0 = 1700000000000LL; /* Unix ms at the start of each test */
+static const int64_t MONO0 = 1000000;      /* monotonic µs at the start */
+
+/* n keys with a TTL; the first `expired` of them already past their time,
+ * the others due in an hour. Plus `persistent` keys without a TTL. */
+static void load(keyspace *ks, int n, int expired, int persistent) {
+    char name[32];
+    arg v = {"v", 1};
+    for (int i = 0; i < n + persistent; i++) {
+        snprintf(name, sizeof(name), "key:%d", i);
+        arg k = {name, strlen(name)};
+        dict_entry *de = keyspace_set(ks, &k, &v, T0);
+        if (i < n) expire_set(ks, de, i < expired ? T0 - 1 : T0 + 3600 * 1000);
+    }
+}
+
+/* How many keys with a TTL are past their time right now. */
+static size_t count_stale(keyspace *ks) {
+    size_t stale = 0;
+    for (size_t i = 0; i < ks->ttl_count; i++)
+        stale += key_is_expired(ks->ttl_keys[i]->val, clock_now_ms());
+    return stale;
+}
+
+/* Run slow cycles until one deletes nothing; returns how many ran. */
+static int cycles_until_quiet(active_expire *ae, keyspace *ks, int hz) {
+    int cycles = 0;
+    while (active_expire_cycle(ae, ks, CYCLE_SLOW, hz) > 0)
+        cycles++;
+    return cycles + 1;
+}
+
+START_TEST(converges_to_the_acceptable_stale_share) {
+    keyspace ks;
+    keyspace_init(&ks);
+    clock_freeze(T0, MONO0);
+    load(&ks, 100000, 80000, 0);
+    active_expire ae;
+    active_expire_init(&ae, 1, 42);
+    /* One cycle (no time cap: the frozen clock never says the budget is
+     * spent) samples until one sample of 20 looks clean (at most 2 expired).
+     * Over thousands of rounds such a lucky sample comes early: the cycle
+     * stops well short of zero, and the next cycles continue. */
+    active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10);
+    size_t stale = count_stale(&ks);
+    double share = 100.0 * (double)stale / (double)ks.ttl_count;
+    printf("effort 1, after 1 cycle: %zu of %zu keys with a TTL stale (%.1f%%)\n", stale,
+           ks.ttl_count, share);
+    ck_assert_double_lt(share, 80.0);
+    ck_assert_uint_gt(stale, 0);
+    /* 100 seconds of cron at hz 10: every cycle still removes what its first
+     * sample finds, so the share keeps falling below the acceptable 10%. */
+    for (int i = 0; i < 1000; i++)
+        active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10);
+    stale = count_stale(&ks);
+    share = 100.0 * (double)stale / (double)ks.ttl_count;
+    printf("effort 1, after 1000 cycles: %zu stale (%.1f%%), estimate %.1f%%\n", stale, share,
+           ae.stale_perc);
+    ck_assert_double_le(share, 10.0);
+    ck_assert_uint_gt(stale, 0);                    /* probabilistic: it stops short of zero */
+    ck_assert_uint_eq(ks.ttl_count - stale, 20000); /* no live key lost */
+    clock_thaw();
+    keyspace_free(&ks);
+}
+END_TEST
+
+START_TEST(stops_at_the_time_budget) {
+    keyspace ks;
+    keyspace_init(&ks);
+    clock_freeze(T0, MONO0);
+    load(&ks, 100000, 100000, 0);
+    active_expire ae;
+    active_expire_init(&ae, 1, 7);
+    /* Every look at the clock now "costs" 30 ms, more than the 25 ms budget
+     * of a slow cycle at hz 10: the first check (after 16 rounds) must stop. */
+    clock_auto_advance_us(30000);
+    uint64_t deleted = active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10);
+    ck_assert_uint_eq(deleted, 16 * 20);
+    ck_assert_uint_eq(ae.time_cap_reached, 1);
+    ck_assert_int_eq(ae.timelimit_exit_last, 1);
+    ck_assert_int_ge(ae.cycle_time_used_us, 30000);
+    clock_thaw();
+    keyspace_free(&ks);
+}
+END_TEST
+
+/* With a budget that runs out, effort 10 (65 keys a round, 43% of a period)
+ * reclaims the backlog in fewer cycles than effort 1. */
+START_TEST(more_effort_converges_in_fewer_cycles) {
+    int cycles[2];
+    int efforts[2] = {1, 10};
+    for (int e = 0; e < 2; e++) {
+        keyspace ks;
+        keyspace_init(&ks);
+        clock_freeze(T0, MONO0);
+        load(&ks, 100000, 80000, 0);
+        active_expire ae;
+        active_expire_init(&ae, efforts[e], 42);
+        clock_auto_advance_us(1000); /* each clock check: 1 ms of work */
+        cycles[e] = cycles_until_quiet(&ae, &ks, 10);
+        clock_thaw();
+        keyspace_free(&ks);
+    }
+    printf("cycles to converge with a time cap: effort 1: %d, effort 10: %d\n", cycles[0],
+           cycles[1]);
+    ck_assert_int_lt(cycles[1], cycles[0]);
+}
+END_TEST
+
+START_TEST(never_deletes_a_key_before_its_deadline) {
+    keyspace ks;
+    keyspace_init(&ks);
+    clock_freeze(T0, MONO0);
+    char name[32];
+    arg v = {"v", 1};
+    for (int i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "key:%d", i);
+        arg k = {name, strlen(name)};
+        expire_set(&ks, keyspace_set(&ks, &k, &v, T0), T0); /* due exactly now */
+    }
+    active_expire ae;
+    active_expire_init(&ae, 10, 3);
+    for (int i = 0; i < 50; i++)
+        active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10);
+    ck_assert_uint_eq(keyspace_size(&ks), 1000); /* now == deadline: not yet */
+    clock_advance_ms(1);
+    cycles_until_quiet(&ae, &ks, 10);
+    ck_assert_uint_eq(keyspace_size(&ks), 0);
+    clock_thaw();
+    keyspace_free(&ks);
+}
+END_TEST
+
+START_TEST(persisted_and_extended_keys_survive) {
+    keyspace ks;
+    keyspace_init(&ks);
+    clock_freeze(T0, MONO0);
+    load(&ks, 1000, 0, 0);
+    arg k0 = {"key:0", 5}, k1 = {"key:1", 5};
+    expire_remove(&ks, keyspace_find(&ks, &k0, T0));            /* PERSIST */
+    expire_set(&ks, keyspace_find(&ks, &k1, T0), T0 + 7200000); /* extended */
+    clock_advance_ms(3600 * 1000 + 1);                          /* the others are due */
+    active_expire ae;
+    active_expire_init(&ae, 1, 5);
+    while (ks.ttl_count > 1)
+        active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10);
+    ck_assert_ptr_nonnull(keyspace_find(&ks, &k0, clock_now_ms()));
+    ck_assert_ptr_nonnull(keyspace_find(&ks, &k1, clock_now_ms()));
+    ck_assert_uint_eq(keyspace_size(&ks), 2);
+    clock_thaw();
+    keyspace_free(&ks);
+}
+END_TEST
+
+START_TEST(disabled_cycle_does_nothing_and_fast_cycle_waits_for_a_backlog) {
+    keyspace ks;
+    keyspace_init(&ks);
+    clock_freeze(T0, MONO0);
+    load(&ks, 1000, 1000, 0);
+    active_expire ae;
+    active_expire_init(&ae, 1, 9);
+    ae.enabled = 0;
+    ck_assert_uint_eq(active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10), 0);
+    ae.enabled = 1;
+    /* No slow cycle has hit its limit and the stale estimate is 0: the fast
+     * cycle has no reason to run. */
+    ck_assert_uint_eq(active_expire_cycle(&ae, &ks, CYCLE_FAST, 10), 0);
+    ck_assert_uint_eq(keyspace_size(&ks), 1000);
+    ae.stale_perc = 50; /* as if slow cycles kept finding expired keys */
+    ck_assert_uint_gt(active_expire_cycle(&ae, &ks, CYCLE_FAST, 10), 0);
+    clock_thaw();
+    keyspace_free(&ks);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("05-active-sampling");
+    TCase *tc = tcase_create("cycle");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, converges_to_the_acceptable_stale_share);
+    tcase_add_test(tc, stops_at_the_time_budget);
+    tcase_add_test(tc, more_effort_converges_in_fewer_cycles);
+    tcase_add_test(tc, never_deletes_a_key_before_its_deadline);
+    tcase_add_test(tc, persisted_and_extended_keys_survive);
+    tcase_add_test(tc, disabled_cycle_does_nothing_and_fast_cycle_waits_for_a_backlog);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
