@@ -68,10 +68,14 @@ $(BUILD)/unit/%: tests/unit/%.c $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CHECK_FLAGS) -Icommon $(filter %.c %.o,$^) -o $@ $(CHECK_LIBS)
 
+# The step's modules go in an archive, so a test links only the files it
+# uses: unit_timewheel.c needs timewheel.o and nothing of the server.
 define STEP_UNIT_RULES
-$(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(filter-out $(BUILD)/$(1)/main.o,$(patsubst steps/$(1)/%.c,$(BUILD)/$(1)/%.o,$(wildcard steps/$(1)/*.c))) $(COMMON_OBJ)
+$(BUILD)/$(1)/modules.a: $(filter-out $(BUILD)/$(1)/main.o,$(patsubst steps/$(1)/%.c,$(BUILD)/$(1)/%.o,$(wildcard steps/$(1)/*.c)))
+	rm -f $$@ && $$(AR) rcs $$@ $$^
+$(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(BUILD)/$(1)/modules.a $(COMMON_OBJ)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(CHECK_FLAGS) -Icommon -Isteps/$(1) $$(filter %.c %.o,$$^) -o $$@ $$(CHECK_LIBS) $(LIBS_$(1))
+	$$(CC) $$(CFLAGS) $$(CHECK_FLAGS) -Icommon -Isteps/$(1) $$(filter %.c %.a %.o,$$^) -o $$@ $$(CHECK_LIBS) $(LIBS_$(1))
 endef
 $(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))
 UNIT_STEPS := $(foreach s,$(STEPS),$(patsubst tests/$(s)/%.c,$(BUILD)/unit/$(s)/%,$(wildcard tests/$(s)/unit_*.c)))
@@ -85,7 +89,7 @@ run: $(BUILD)/$(RUN_STEP)/server
 # ---- Testing ---------------------------------------------------------------
 # tests/run.sh does the work and prints the summary line; see its header.
 export STEP SERVER
-test: check-deps all $(UNIT_BINS)
+test: check-deps all $(UNIT_BINS) $(BUILD)/tools/print_fsm
 	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" bash tests/run.sh
 
 unit: check-deps $(UNIT_BINS)
@@ -106,6 +110,39 @@ test-asan-run: $(UNIT_BINS)
 
 diff:
 	@bash tests/tools/stepdiff.sh "$(STEP)" "$(FROM)" "$(TO)"
+
+# ---- Chapter 07's state machine, as documentation ----------------------------
+# print_fsm prints the transition table of steps/07-set-options-fsm/set_fsm.c
+# as Markdown and as a Graphviz drawing. `make fsm-docs` writes them under
+# docs/; make test fails when the committed copies are stale.
+FSM_STEP := steps/07-set-options-fsm
+$(BUILD)/tools/print_fsm: tests/07-set-options-fsm/print_fsm.c $(FSM_STEP)/set_fsm.c common/strnum.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Icommon -I$(FSM_STEP) $(filter %.c,$^) -o $@
+
+.PHONY: fsm-docs fsm-check
+fsm-docs: $(BUILD)/tools/print_fsm
+	@mkdir -p docs/img
+	$(BUILD)/tools/print_fsm > docs/07-set-fsm-table.md
+	$(BUILD)/tools/print_fsm --dot > docs/img/07-set-fsm.dot
+	@if command -v dot >/dev/null; then dot -Tsvg docs/img/07-set-fsm.dot -o docs/img/07-set-fsm.svg && echo "wrote docs/img/07-set-fsm.svg"; \
+	 else echo "graphviz (dot) not installed: docs/img/07-set-fsm.svg not redrawn"; fi
+
+fsm-check: $(BUILD)/tools/print_fsm
+	@$(BUILD)/tools/print_fsm | cmp -s - docs/07-set-fsm-table.md || { echo "docs/07-set-fsm-table.md is stale: run make fsm-docs"; exit 1; }
+	@$(BUILD)/tools/print_fsm --dot | cmp -s - docs/img/07-set-fsm.dot || { echo "docs/img/07-set-fsm.dot is stale: run make fsm-docs"; exit 1; }
+	@if command -v dot >/dev/null; then dot -Tsvg docs/img/07-set-fsm.dot | cmp -s - docs/img/07-set-fsm.svg || { echo "docs/img/07-set-fsm.svg is stale: run make fsm-docs"; exit 1; }; fi
+	@echo "the state machine's table and drawing in docs/ match set_fsm.c"
+
+# ---- Benchmarks --------------------------------------------------------------
+# The timing wheel against a binary heap, alone (chapter 06).
+$(BUILD)/tools/bench_timewheel: tests/06-timewheel/bench_timewheel.c steps/06-timewheel/timewheel.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isteps/06-timewheel $^ -o $@
+
+.PHONY: bench-timewheel
+bench-timewheel: $(BUILD)/tools/bench_timewheel
+	$(BUILD)/tools/bench_timewheel $(ARGS)
 
 # ---- Tools -----------------------------------------------------------------
 deps:

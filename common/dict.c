@@ -182,6 +182,10 @@ void *dict_entry_metadata(dict_entry *de) {
     return (char *)de + sizeof(dict_entry);
 }
 
+dict_entry *dict_entry_from_metadata(void *metadata) {
+    return (dict_entry *)((char *)metadata - sizeof(dict_entry));
+}
+
 const char *dict_entry_key(const dict_entry *de) {
     return (const char *)de + sizeof(dict_entry) + de->metadata_bytes;
 }

@@ -13,8 +13,8 @@
  *   - a keyed hash (SipHash-1-2) whose seed is random per process, so a
  *     client cannot choose keys that all land in one bucket;
  *   - entries that carry the key bytes and, optionally, a few bytes of the
- *     caller's own metadata in the same allocation (chapters 04-06 keep a
- *     key's expire time and timing-wheel links there).
+ *     caller's own metadata in the same allocation (chapter 06 keeps a
+ *     key's timing-wheel link there).
  *
  * The dict never looks at values: it stores a void pointer and hands it back.
  * Who frees a value is always the caller's decision (see dict_delete()). */
@@ -85,8 +85,13 @@ size_t dict_entry_keylen(const dict_entry *de);
  * bytes, 8-byte aligned, zero-filled when the entry was inserted, stable for
  * the entry's life (entries never move in memory, even during a rehash).
  * Meaningless when the dict was created with metadata_bytes == 0.
- * Chapters 04-06 store the expire time and timing-wheel links here. */
+ * Chapter 06 keeps each key's timing-wheel link here. */
 void *dict_entry_metadata(dict_entry *de);
+
+/* The inverse: the entry whose metadata starts at `metadata`. Lets a callback
+ * that is handed a pointer into the metadata (chapter 06's timing wheel hands
+ * back its node) find the key it belongs to. */
+dict_entry *dict_entry_from_metadata(void *metadata);
 
 /* ============================ The dict ============================ */
 

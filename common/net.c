@@ -32,10 +32,12 @@
 #define READ_CHUNK       (64 * 1024) /* bytes asked of the kernel per read() */
 #define IDLE_BUFFER_KEEP (32 * 1024) /* idle buffers above this are freed */
 #define ACCEPT_RETRY_MS  100         /* pause after running out of descriptors */
+#define LINGER_MS        2000        /* how long a closing client may keep sending */
 
 static void read_handler(event_loop *el, int fd, void *data, int mask);
 static void write_handler(event_loop *el, int fd, void *data, int mask);
 static void accept_handler(event_loop *el, int fd, void *data, int mask);
+static void discard_handler(event_loop *el, int fd, void *data, int mask);
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands) {
     memset(s, 0, sizeof(*s));
@@ -147,6 +149,7 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask) {
 
 void client_close(client *c) {
     net_server *s = c->server;
+    if (c->linger_timer) el_del_timer(s->loop, c->linger_timer);
     el_unwatch(s->loop, c->fd, EL_READABLE | EL_WRITABLE);
     close(c->fd);
     if (c->prev)
@@ -172,6 +175,40 @@ void net_shutdown(net_server *s) {
     }
 }
 
+/* ==== Closing gracefully after a protocol error ====
+ *
+ * After a protocol error the client may still be sending: the rest of a
+ * 3 MB line, say. Closing a socket whose incoming bytes were never read makes
+ * the kernel answer with a reset, and a reset can destroy the error reply
+ * before the client reads it. So we "linger", as web servers do: send our
+ * FIN (shutdown for writing) once the reply is out, read and drop whatever
+ * still arrives, and close on the client's EOF, or after LINGER_MS. */
+
+static int64_t linger_expired(event_loop *el, int64_t id, void *data) {
+    (void)el;
+    (void)id;
+    client *c = data;
+    c->linger_timer = 0; /* this timer is being deleted by the loop */
+    client_close(c);
+    return EL_TIMER_STOP;
+}
+
+static int start_lingering(client *c) {
+    shutdown(c->fd, SHUT_WR);
+    buf_free(&c->query);
+    el_watch(c->server->loop, c->fd, EL_READABLE, discard_handler, c);
+    c->linger_timer = el_add_timer(c->server->loop, LINGER_MS, linger_expired, c);
+    return -1; /* the client takes no more commands */
+}
+
+static void discard_handler(event_loop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)mask;
+    char sink[16 * 1024];
+    ssize_t n = read(fd, sink, sizeof(sink));
+    if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) client_close(data);
+}
+
 /* ==== Writing ==== */
 
 static size_t pending_output(const client *c) {
@@ -179,7 +216,8 @@ static size_t pending_output(const client *c) {
 }
 
 /* Write as much pending output as the kernel takes. Returns 0, or -1 if the
- * client was closed (error, or done after QUIT / a protocol error). */
+ * client was closed (error, or done after QUIT) or takes no more commands
+ * (lingering after a protocol error). */
 static int flush_output(client *c) {
     while (pending_output(c) > 0) {
         ssize_t n = write(c->fd, c->out.data + c->out_sent, pending_output(c));
@@ -207,6 +245,7 @@ static int flush_output(client *c) {
     c->out.len = c->out_sent = 0;
     buf_shrink_if_idle(&c->out, IDLE_BUFFER_KEEP);
     el_unwatch(c->server->loop, c->fd, EL_WRITABLE);
+    if (c->discard_input) return start_lingering(c);
     if (c->close_after_reply) {
         client_close(c);
         return -1;
@@ -233,6 +272,7 @@ static void process_query_buffer(client *c) {
         if (st == PARSE_ERROR) {
             reply_error(c, p->error);
             c->close_after_reply = 1; /* Redis closes after a protocol error */
+            c->discard_input = 1;
             el_unwatch(c->server->loop, c->fd, EL_READABLE);
             break;
         }

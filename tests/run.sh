@@ -14,7 +14,8 @@
 set -u
 cd "$(dirname "$0")/.."
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 out=""
+PYTHON=$(command -v /usr/bin/python3 || command -v python3)
 # Under valgrind the unit tests' million-item runs would take minutes; they
 # run natively in full, and with a tenth of the items under memcheck.
 if [ -n "${VALGRIND:-}" ]; then export DICT_TEST_KEYS=100000 TW_TEST_NODES=100000; fi
@@ -71,6 +72,39 @@ run_suite() {
   printf 'bats  %-40s %d ok, %d skipped, %d failed\n' "$label: $suite" "$((ok - skip))" "$skip" "$notok"
 }
 
+# ---- Real client libraries ------------------------------------------------------
+# tests/clients/run.sh prints "ok N - client version", "ok N - client # skip
+# why" or "not ok N - ...", one line per client.
+run_clients() {
+  local server=$1 flag=$2 label=$3 out status
+  out=$(bash tests/clients/run.sh "$server" $flag 2>&1); status=$?
+  local ok notok skip
+  ok=$(grep -cE '^ok [0-9]+' <<<"$out")
+  skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
+  notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+  passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
+  grep -E '# skip' <<<"$out" | sed 's/^/      /'
+  if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
+    [ "$notok" -eq 0 ] && failed=$((failed + 1))
+    failures+=("$label: real clients")
+    grep -vE '^ok ' <<<"$out" | head -40
+  fi
+  printf 'bats  %-40s %d ok, %d skipped, %d failed\n' "$label: clients" "$((ok - skip))" "$skip" "$notok"
+}
+
+# ---- Checks that are not servers: one command each, pass or fail ---------------
+run_check() {
+  local label=$1
+  shift
+  if out=$("$@" 2>&1); then
+    passed=$((passed + 1))
+    printf 'check %-40s ok\n' "$label"
+  else
+    failed=$((failed + 1)); failures+=("check: $label")
+    printf 'check %-40s FAILED\n%s\n' "$label" "$out"
+  fi
+}
+
 step_name() { # "4", "04" or "04-expiry-lazy" -> "04-expiry-lazy"
   local want=$1 s
   [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
@@ -94,6 +128,15 @@ for bin in $UNIT_BINS; do
   run_unit "$bin"
 done
 
+if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
+  # Every redis-cli session in docs/ replayed against its step.
+  run_check "transcripts in docs/ replay" "$PYTHON" tests/tools/transcripts.py "$BUILD"
+  grep -h '^[0-9]* transcripts' <<<"$out" || true
+  if [ -f steps/07-set-options-fsm/set_fsm.c ]; then
+    run_check "set_fsm table and drawing in docs/" make --no-print-directory BUILD="$BUILD" fsm-check
+  fi
+fi
+
 if [ -z "${ONLY_UNIT:-}" ]; then
   target_steps=$STEPS
   [ -n "${STEP:-}" ] && target_steps=$(step_name "$STEP")
@@ -106,6 +149,15 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     for s in $target_steps; do
       for suite in $(suites_up_to "$s"); do run_suite "$(pwd)/$BUILD/$s/server" "$suite" "$s"; done
     done
+    # Real client libraries at their defaults, against step 01 and the newest
+    # step (not under valgrind: they test protocol, not memory).
+    if [ -z "${STEP:-}" ] && [ -z "${VALGRIND:-}" ]; then
+      first=${STEPS%% *} newest=${STEPS##* }
+      run_clients "$(pwd)/$BUILD/$first/server" --no-keyspace "$first"
+      flag=""
+      [ -d "tests/04-expiry-lazy" ] && [[ "$newest" > "04" ]] && flag=--expiry
+      run_clients "$(pwd)/$BUILD/$newest/server" "$flag" "$newest"
+    fi
     if [ -z "${NO_REFERENCE:-}" ]; then
       if command -v redis-server >/dev/null 2>&1; then
         last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)

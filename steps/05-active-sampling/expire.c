@@ -206,8 +206,8 @@ static void ttl_generic(client *c, arg *key, int unit_ms, int absolute) {
     int64_t when = v->expire_at_ms;
     if (when == 0)
         reply_integer(c, -1);
-    else if (absolute)
-        reply_integer(c, unit_ms ? when : (when + 500) / 1000);
+    else if (absolute) /* rounded to nearest without computing when + 500, which could overflow */
+        reply_integer(c, unit_ms ? when : when / 1000 + (when % 1000 >= 500));
     else
         reply_integer(c, ttl_reply_value(when, now, unit_ms));
 }

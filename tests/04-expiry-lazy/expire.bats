@@ -146,6 +146,10 @@ r() { rcli --no-raw "$@"; }
   [ "$output" = "(integer) 1" ]
   run r ttl "$(key)"
   [[ "$output" =~ ^\(integer\)\ [0-9]{15,}$ ]]
+  run r expiretime "$(key)"
+  [ "$output" = "(integer) 9223372036854776" ]
+  run r pexpiretime "$(key)"
+  [ "$output" = "(integer) 9223372036854775807" ]
 }
 
 @test "PERSIST removes a TTL once" {

@@ -84,6 +84,7 @@ wait_dbsize() {
 
 @test "--hz and --active-expire-effort are checked" {
   own_promise "this project's flags"
+  replaced_in 06 "the timing wheel replaces the cron and its flags"
   run "$SERVER" --hz 0
   [ "$status" -eq 1 ]
   run "$SERVER" --hz 501
@@ -97,6 +98,7 @@ wait_dbsize() {
 
 @test "INFO server reports hz" {
   own_promise "the default hz of this server"
+  replaced_in 06 "the timing wheel replaces the cron"
   run bash -c "redis-cli -p $PORT info server | tr -d '\r'"
   [[ "$output" == *"hz:10"* ]]
 }

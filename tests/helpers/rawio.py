@@ -34,12 +34,15 @@ def main():
         data = sys.stdin.buffer.read()
     sock = socket.create_connection(("127.0.0.1", port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    if bytewise:
-        for i in range(len(data)):
-            sock.sendall(data[i:i + 1])
-            time.sleep(0.0005)
-    else:
-        sock.sendall(data)
+    try:
+        if bytewise:
+            for i in range(len(data)):
+                sock.sendall(data[i:i + 1])
+                time.sleep(0.0005)
+        else:
+            sock.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server closed early (a protocol error): read what it sent
     got = b""
     closed = False
     deadline = time.time() + 5

@@ -9,7 +9,8 @@
 # suites), redis-cli and redis-benchmark (the client the suites talk through),
 # redis-server (the reference run proving the suites encode Redis's
 # behaviour), valgrind, python3 (raw-socket tests), libxxhash (chapter 07's
-# DIGEST), clang (fuzzing).
+# DIGEST), and the real client libraries of tests/clients/: hiredis,
+# redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
 set -u
 
 # tool-to-check : Debian package
@@ -23,12 +24,17 @@ REQUIRED=(
   "valgrind:valgrind"
   "python3:python3"
   "header-xxhash:libxxhash-dev"
+  "header-hiredis:libhiredis-dev"
+  "python-redis:python3-redis"
+  "dot:graphviz"
 )
 
 have() {
   case "$1" in
     pkgconfig-check) pkg-config --exists check 2>/dev/null ;;
     header-xxhash) [ -f /usr/include/xxhash.h ] ;;
+    header-hiredis) [ -f /usr/include/hiredis/hiredis.h ] ;;
+    python-redis) [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import redis' 2>/dev/null ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
 }
@@ -41,8 +47,15 @@ done
 # Unique package names, in order.
 mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF && !seen[$0]++')
 
+# Node.js client libraries, pinned by tests/clients/package-lock.json; a
+# no-op when they are installed, a message (and no failure) without Node.js.
+node_clients() {
+  bash tests/clients/install.sh
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   [ "${1:-check}" = install ] && echo "deps: every test tool is installed"
+  node_clients
   exit 0
 fi
 
@@ -69,4 +82,5 @@ $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 
 # Debian starts the packaged redis-server as a service on port 6379; the
 # tests start their own servers on free ports and want 6379 left for `make run`.
 if command -v service >/dev/null 2>&1; then $SUDO service redis-server stop >/dev/null 2>&1 || true; fi
+node_clients
 echo "deps: done"

@@ -1,0 +1,206 @@
+/* keyspace.c -- the keys and their values, and GET, SET, DBSIZE (chapter 02),
+ * DEL and EXISTS (chapter 03), lazy expiry and SET EX/PX (chapter 04).
+ *
+ * ==== The keyspace ====
+ *
+ * A thin layer over the hash table: it decides what a value is (a length and
+ * the bytes, in one allocation, so a value costs one malloc and one free) and
+ * who frees it (the keyspace, always). The hash table grows with the number of
+ * keys, and grows *incrementally*: see common/dict.c for why a table of a
+ * million keys must never be rehashed in one go.
+ *
+ * Since chapter 04 every lookup goes through keyspace_find(), which deletes a
+ * key whose time has passed before anyone can see it. Since chapter 06 each
+ * entry carries the key's timing-wheel link (key_timer()). */
+#include "keyspace.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "clock.h"
+#include "command.h"
+#include "expire.h"
+#include "reply.h"
+#include "server.h"
+#include "strnum.h"
+
+static value *value_create(const arg *bytes) {
+    value *v = mem_alloc(sizeof(value) + bytes->len);
+    v->len = (uint32_t)bytes->len;
+    memcpy(v->bytes, bytes->ptr, bytes->len);
+    return v;
+}
+
+static void value_free(void *v) {
+    mem_free(v);
+}
+
+void keyspace_init(keyspace *ks, int64_t now_ms) {
+    memset(ks, 0, sizeof(*ks));
+    ks->keys = dict_create(sizeof(tw_node));
+    tw_init(&ks->wheel, now_ms - 1); /* it runs 1 ms behind: see expire_due_keys() */
+}
+
+void keyspace_free(keyspace *ks) {
+    tw_free(&ks->wheel);
+    dict_free(ks->keys, value_free);
+    ks->keys = NULL;
+}
+
+tw_node *key_timer(dict_entry *de) {
+    return dict_entry_metadata(de);
+}
+
+dict_entry *keyspace_find(keyspace *ks, const arg *key, int64_t now_ms) {
+    dict_entry *de = dict_find(ks->keys, key->ptr, key->len);
+    if (de && expire_if_needed(ks, de, now_ms)) return NULL;
+    return de;
+}
+
+value *keyspace_get(keyspace *ks, const arg *key, int64_t now_ms) {
+    dict_entry *de = keyspace_find(ks, key, now_ms);
+    if (de)
+        ks->hits++;
+    else
+        ks->misses++;
+    return de ? de->val : NULL;
+}
+
+/* Store a copy of val under key. An existing key keeps its entry (and so its
+ * copy of the key bytes); only the value is replaced, and the old one freed,
+ * together with its TTL: a plain SET makes a key persistent again. */
+dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t now_ms) {
+    int existed;
+    dict_entry *de = dict_add_or_find(ks->keys, key->ptr, key->len, &existed);
+    if (existed) {
+        /* Overwriting an expired key replaces a key that no longer existed:
+         * count it as expired, as Redis's lookup before the write does. */
+        if (key_is_expired(de, now_ms)) ks->expired_keys++;
+        expire_remove(ks, de);
+        value_free(de->val);
+    }
+    de->val = value_create(val);
+    return de;
+}
+
+/* Remove key and free its entry and value. Returns 1 if the key existed. */
+int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms) {
+    dict_entry *de = keyspace_find(ks, key, now_ms);
+    if (de == NULL) return 0;
+    keyspace_delete_entry(ks, de);
+    return 1;
+}
+
+void keyspace_delete_entry(keyspace *ks, dict_entry *de) {
+    expire_remove(ks, de);
+    value_free(de->val);
+    dict_delete_entry(ks->keys, de);
+}
+
+size_t keyspace_size(const keyspace *ks) {
+    return dict_size(ks->keys);
+}
+
+/* The wheel's nodes live in the entries about to be freed: empty the wheel
+ * first, then start it again at the time it had reached. */
+void keyspace_clear(keyspace *ks) {
+    int64_t wheel_time = tw_now(&ks->wheel);
+    tw_free(&ks->wheel);
+    dict_empty(ks->keys, value_free);
+    tw_init(&ks->wheel, wheel_time);
+}
+
+/* ==== Commands ==== */
+
+/* GET key: the value, or a null bulk when the key is missing. */
+void get_command(client *c, int argc, arg *argv) {
+    (void)argc;
+    value *v = keyspace_get(&server.db, &argv[1], clock_now_ms());
+    if (v)
+        reply_bulk(c, v->bytes, v->len);
+    else
+        reply_null(c);
+}
+
+/* SET key value [EX seconds | PX milliseconds]
+ *
+ * The options are read by a plain loop: EX or PX, each followed by a number,
+ * the last one winning if one is repeated (as in Redis), never both. Anything
+ * else is a syntax error. Chapter 07 replaces this loop with a state machine
+ * once SET has ten options instead of two. Everything is checked before the
+ * keyspace is touched, so a failed SET changes nothing. */
+void set_command(client *c, int argc, arg *argv) {
+    const arg *ttl = NULL; /* the number after EX or PX */
+    int unit_ms = 0;       /* 1 for PX, 0 for EX */
+    for (int i = 3; i < argc; i++) {
+        int has_value = i + 1 < argc;
+        if (arg_is(&argv[i], "ex") && has_value && !(ttl && unit_ms)) {
+            ttl = &argv[++i];
+            unit_ms = 0;
+        } else if (arg_is(&argv[i], "px") && has_value && !(ttl && !unit_ms)) {
+            ttl = &argv[++i];
+            unit_ms = 1;
+        } else {
+            reply_syntax_error(c);
+            return;
+        }
+    }
+    int64_t now = clock_now_ms();
+    int64_t expire_at = 0;
+    if (ttl) {
+        long long n;
+        if (!string_to_ll(ttl->ptr, ttl->len, &n)) {
+            reply_not_integer(c);
+            return;
+        }
+        /* Unlike EXPIRE, SET refuses a TTL of zero or less. */
+        if (n <= 0 || !expire_absolute_ms(n, unit_ms, now, &expire_at)) {
+            reply_error(c, "invalid expire time in 'set' command");
+            return;
+        }
+    }
+    dict_entry *de = keyspace_set(&server.db, &argv[1], &argv[2], now);
+    if (ttl) expire_set(&server.db, de, expire_at);
+    reply_ok(c);
+}
+
+/* DBSIZE: the number of keys held, including expired keys that no command
+ * has touched yet: lazy expiry has not deleted them, so they still count. */
+void dbsize_command(client *c, int argc, arg *argv) {
+    (void)argc;
+    (void)argv;
+    reply_integer(c, (long long)keyspace_size(&server.db));
+}
+
+/* FLUSHALL / FLUSHDB [ASYNC | SYNC]: delete every key. Both are the same here,
+ * with one database; ASYNC frees in the foreground, which the client cannot
+ * tell apart. Client libraries and test harnesses send these to start clean. */
+void flushall_command(client *c, int argc, arg *argv) {
+    if (argc > 2 || (argc == 2 && !arg_is(&argv[1], "async") && !arg_is(&argv[1], "sync"))) {
+        reply_syntax_error(c);
+        return;
+    }
+    keyspace_clear(&server.db);
+    reply_ok(c);
+}
+
+/* DEL key [key ...]: the number of keys that existed and were removed. A key
+ * named twice counts once: the second time, it is already gone. An expired
+ * key counts 0: it no longer existed, it just had not been deleted yet. */
+void del_command(client *c, int argc, arg *argv) {
+    int64_t now = clock_now_ms();
+    long long removed = 0;
+    for (int i = 1; i < argc; i++)
+        removed += keyspace_delete(&server.db, &argv[i], now);
+    reply_integer(c, removed);
+}
+
+/* EXISTS key [key ...]: how many of the arguments name an existing key. It
+ * counts arguments, not keys: EXISTS k k answers 2 when k exists. */
+void exists_command(client *c, int argc, arg *argv) {
+    int64_t now = clock_now_ms();
+    long long count = 0;
+    for (int i = 1; i < argc; i++)
+        count += keyspace_get(&server.db, &argv[i], now) != NULL;
+    reply_integer(c, count);
+}
