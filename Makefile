@@ -144,6 +144,30 @@ $(BUILD)/tools/bench_timewheel: tests/06-timewheel/bench_timewheel.c steps/06-ti
 bench-timewheel: $(BUILD)/tools/bench_timewheel
 	$(BUILD)/tools/bench_timewheel $(ARGS)
 
+# ---- Writing a step yourself ---------------------------------------------------
+# make workspace STEP=NN copies step NN-1 to workspace/NN-name/ (ignored by
+# git); make test STEP=NN SERVER=workspace builds it like a step and grades it.
+.PHONY: workspace
+workspace:
+	@bash tests/tools/workspace.sh "$(STEP)"
+
+ifeq ($(SERVER),workspace)
+WS_NAME := $(call step_dir,$(STEP))
+WS_BIN  := $(BUILD)/workspace/$(WS_NAME)/server
+$(WS_BIN): $(wildcard workspace/$(WS_NAME)/*.c workspace/$(WS_NAME)/*.h) $(COMMON_OBJ)
+	@test -n "$(STEP)" -a -d "workspace/$(WS_NAME)" || { echo "no workspace for STEP=$(STEP): run make workspace STEP=NN first"; exit 1; }
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Icommon -Iworkspace/$(WS_NAME) $(filter %.c,$^) $(COMMON_OBJ) -o $@ $(LDLIBS) $(LIBS_$(WS_NAME))
+test: $(WS_BIN)
+override SERVER := $(CURDIR)/$(WS_BIN)
+endif
+
+# clangd reads the flags of every file from here.
+.PHONY: compile_commands.json
+compile_commands.json:
+	@python3 tests/tools/compile_commands.py "$(CC)" "$(filter-out -MMD -MP,$(CFLAGS))" > $@
+	@echo "wrote $@ ($$(grep -c '"file"' $@) files)"
+
 # ---- Tools -----------------------------------------------------------------
 deps:
 	@bash tests/tools/deps.sh install

@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""compile_commands.py -- write compile_commands.json for clangd.
+
+    compile_commands.py CC "CFLAGS" > compile_commands.json
+
+One entry per C file under common/, steps/*/, workspace/*/ and tests/, with
+the include paths the Makefile uses, so "go to definition" works in every
+step (each step sees common/ and its own directory).
+"""
+import glob
+import json
+import os
+import shlex
+import sys
+
+root = os.getcwd()
+cc, cflags = sys.argv[1], shlex.split(sys.argv[2])
+entries = []
+
+
+def add(path, includes):
+    args = [cc] + cflags + ["-I" + i for i in includes] + ["-c", path]
+    entries.append({"directory": root, "file": os.path.join(root, path), "arguments": args})
+
+
+for f in sorted(glob.glob("common/*.c")):
+    add(f, ["common"])
+for d in sorted(glob.glob("steps/*/")) + sorted(glob.glob("workspace/*/")):
+    for f in sorted(glob.glob(d + "*.c")):
+        add(f, ["common", d.rstrip("/")])
+for f in sorted(glob.glob("tests/unit/*.c")):
+    add(f, ["common"])
+for d in sorted(glob.glob("tests/[0-9][0-9]-*/")):
+    step = "steps/" + os.path.basename(d.rstrip("/"))
+    for f in sorted(glob.glob(d + "*.c")):
+        add(f, ["common", step])
+json.dump(entries, sys.stdout, indent=1)
+print()
