@@ -18,7 +18,7 @@ load_keys() {
       printf "*%d\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", 3 + extra, length(k), k
       for (j = 1; j <= extra; j++) printf "$%d\r\n%s\r\n", length(o[j]), o[j]
     }
-  }' | rcli --pipe >/dev/null
+  }' | rcli --pipe | grep -q "errors: 0, replies: $n"
 }
 
 # wait_dbsize N SECONDS: poll DBSIZE every 50 ms until it is N.
@@ -37,8 +37,9 @@ wait_dbsize() {
   load_keys "$(key live)" 100
   load_keys "$(key ttl-long)" 100 EX 1000
   load_keys "$(key short)" 20000 PX 300
-  [ "$(rcli dbsize)" = "20200" ]
-  wait_dbsize 200 5
+  limit=5
+  [ -n "${VALGRIND:-}" ] && limit=30 # a server under memcheck runs many times slower
+  wait_dbsize 200 "$limit"
   run rcli exists "$(key live):0" "$(key live):99" "$(key ttl-long):0" "$(key ttl-long):99"
   [ "$output" = "4" ]
 }
@@ -52,16 +53,16 @@ wait_dbsize() {
   [ "$(rcli dbsize)" = "1000" ]
   run rcli debug set-active-expire 1
   [ "$output" = "OK" ]
-  wait_dbsize 0 5
+  wait_dbsize 0 10
 }
 
 @test "a key whose TTL was removed or extended is not reclaimed" {
   rcli flushall
-  load_keys "$(key)" 500 PX 200
+  load_keys "$(key)" 500 PX 2000
   rcli persist "$(key):1"
   rcli pexpire "$(key):2" 100000
   rcli set "$(key):3" again
-  wait_dbsize 3 5
+  wait_dbsize 3 15
   run rcli exists "$(key):1" "$(key):2" "$(key):3"
   [ "$output" = "3" ]
   run rcli ttl "$(key):1"
