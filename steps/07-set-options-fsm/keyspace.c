@@ -191,13 +191,14 @@ void set_command(client *c, int argc, arg *argv) {
         reply_set_parse_error(c, status);
         return;
     }
-    if ((o.cond == SET_COND_IFDEQ || o.cond == SET_COND_IFDNE) &&
+    dict_entry *de = keyspace_find(&server.db, &argv[1], now);
+    const value *old = de ? de->val : NULL;
+    /* A digest is checked when there is something to compare it with. */
+    if (old && (o.cond == SET_COND_IFDEQ || o.cond == SET_COND_IFDNE) &&
         !set_digest_arg_valid(o.cond_value)) {
         reply_error(c, "digest must be exactly 16 hexadecimal characters");
         return;
     }
-    dict_entry *de = keyspace_find(&server.db, &argv[1], now);
-    const value *old = de ? de->val : NULL;
     if (o.get) {
         if (old)
             reply_bulk(c, old->bytes, old->len); /* sent before the value changes */

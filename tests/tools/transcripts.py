@@ -19,6 +19,7 @@ import shlex
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 LOOSE = {"ttl": 1, "pttl": 1000}
@@ -62,16 +63,30 @@ def matches(args, expected, got):
     return bool(slack and m1 and m2 and abs(int(m1.group(1)) - int(m2.group(1))) <= slack)
 
 
-def replay(chapter, server):
-    port = free_port()
-    proc = subprocess.Popen([server, "--port", str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
+def start(server):
+    """Start server on a free port; return (process, port) once it says it is
+    ready and answers PING. Retries on another port if the first was taken."""
+    for _ in range(5):
+        port = free_port()
+        log = tempfile.TemporaryFile()
+        proc = subprocess.Popen([server, "--port", str(port)], stdout=log, stderr=log)
         for _ in range(200):
-            if subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
-                              text=True).stdout.strip() == "PONG":
+            if proc.poll() is not None:
                 break
+            log.seek(0)
+            ready = b"ready to accept connections" in log.read()
+            if ready and subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
+                                        text=True).stdout.strip() == "PONG":
+                return proc, port
             time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+    raise RuntimeError("could not start " + server)
+
+
+def replay(chapter, server):
+    proc, port = start(server)
+    try:
         blocks = commands = 0
         problems = []
         for line_no, steps in transcripts(chapter):
