@@ -18,7 +18,7 @@ for dir in steps/*/; do
   doc="docs/$step.md"
   changed=$( { cd steps && diff -qr "$prev" "$step" 2>&1; } |
     sed -E "s#^Files $prev/([^ ]+) and $step/[^ ]+ differ#\1#; s#^Only in $prev: (.*)#\1#; s#^Only in $step: (.*)#\1#" | sort -u)
-  listed=$(grep -m1 '^\*\*Files this chapter changes:\*\*' "$doc" 2>/dev/null | grep -o '`[^`]*`' | tr -d '`' | sort -u)
+  listed=$(grep -m1 '^\*\*Files this chapter changes:\*\*' "$doc" 2>/dev/null | grep -o '`[^` ]*`' | tr -d '`' | sort -u)
   if [ -z "$listed" ]; then
     echo "$doc: no '**Files this chapter changes:**' line"
     status=1
