@@ -28,6 +28,7 @@ void buf_reserve(buffer *b, size_t extra) {
 }
 
 void buf_append(buffer *b, const void *bytes, size_t n) {
+    if (n == 0) return; /* memcpy() must not see the NULL of an empty buffer */
     buf_reserve(b, n);
     memcpy(b->data + b->len, bytes, n);
     b->len += n;
