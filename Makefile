@@ -16,7 +16,7 @@
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -Werror -MMD -MP
+override CFLAGS += -std=c11 -Wall -Wextra -Werror -MMD -MP
 LDLIBS  ?=
 
 STEPS       := $(sort $(patsubst steps/%/main.c,%,$(wildcard steps/[0-9][0-9]-*/main.c)))
