@@ -140,3 +140,45 @@ void select_command(client *c, int argc, arg *argv) {
     }
     reply_ok(c);
 }
+
+/* ==== CONFIG GET parameter [parameter ...] ====
+ *
+ * Only what clients ask for at start-up, with the values this server
+ * really has: no snapshots, no append-only file, one database. Unknown
+ * parameters are simply absent from the reply, as in Redis. */
+
+static const struct {
+    const char *name;  /* lowercase parameter name */
+    const char *value; /* its value here */
+} config_values[] = {
+    {"save", ""},
+    {"appendonly", "no"},
+    {"databases", "1"},
+};
+
+void config_command(client *c, int argc, arg *argv) {
+    if (!arg_is(&argv[1], "get")) {
+        reply_unknown_subcommand(c, &argv[1], "CONFIG");
+        return;
+    }
+    if (argc < 3) {
+        reply_wrong_arity(c, "config|get");
+        return;
+    }
+    size_t n = sizeof(config_values) / sizeof(config_values[0]);
+    long long found = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int j = 2; j < argc; j++)
+            if (arg_is(&argv[j], config_values[i].name)) {
+                found++;
+                break;
+            }
+    reply_map(c, found);
+    for (size_t i = 0; i < n; i++)
+        for (int j = 2; j < argc; j++)
+            if (arg_is(&argv[j], config_values[i].name)) {
+                reply_bulk_cstr(c, config_values[i].name);
+                reply_bulk_cstr(c, config_values[i].value);
+                break;
+            }
+}

@@ -7,6 +7,7 @@
  *   CLIENT SETINFO redis-py, node-redis, ioredis announce their name/version
  *   CLIENT SETNAME / GETNAME / ID
  *   SELECT 0       redis-cli -n 0 and most libraries' "db" option
+ *   CONFIG GET     redis-benchmark asks for `save` and `appendonly` first
  * Every step has them, identical, so they live here and stay out of the
  * chapters' diffs. This server has one database, like Redis started with
  * `databases 1`, so SELECT accepts only 0. */
@@ -22,5 +23,6 @@
 void hello_command(client *c, int argc, arg *argv);
 void client_command(client *c, int argc, arg *argv);
 void select_command(client *c, int argc, arg *argv);
+void config_command(client *c, int argc, arg *argv);
 
 #endif

@@ -78,6 +78,7 @@ static const command command_table[] = {
     {"hello", -1, hello_command, 0, 0, 0},
     {"client", -2, client_command, 0, 0, 0},
     {"select", 2, select_command, 0, 0, 0},
+    {"config", -2, config_command, 0, 0, 0},
     {NULL, 0, NULL, 0, 0, 0},
 };
 /* clang-format on */

@@ -113,6 +113,7 @@ static const command command_table[] = {
     {"hello", -1, hello_command, 0, 0, 0},
     {"client", -2, client_command, 0, 0, 0},
     {"select", 2, select_command, 0, 0, 0},
+    {"config", -2, config_command, 0, 0, 0},
     {"get", 2, get_command, 1, 1, 1},
     {"set", -3, set_command, 1, 1, 1},
     {"dbsize", 1, dbsize_command, 0, 0, 0},

@@ -111,3 +111,12 @@ teardown_file() { stop_server; }
   [[ "$output" == *"--port"* ]]
   [[ "$output" == *"--bind"* ]]
 }
+
+@test "CONFIG GET answers what redis-benchmark asks for at start-up" {
+  run rcli config get appendonly
+  [ "$output" = "$(printf 'appendonly\nno')" ]
+  run rcli config get save
+  [ "$output" = "$(printf 'save\n')" ]
+  run rcli config get no-such-parameter
+  [ "$output" = "" ]
+}
