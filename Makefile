@@ -144,6 +144,20 @@ $(BUILD)/tools/bench_timewheel: tests/06-timewheel/bench_timewheel.c steps/06-ti
 bench-timewheel: $(BUILD)/tools/bench_timewheel
 	$(BUILD)/tools/bench_timewheel $(ARGS)
 
+# ---- Exercises -----------------------------------------------------------------
+# make exercise STEP=NN EX=K [SERVER=path|workspace|redis-server]: run the grader
+# of exercise K of chapter NN (tests/exercises/NN-name/exK.bats) against SERVER,
+# by default this step's build (build/NN-name/server, where an exercise done in
+# steps/NN-name lands after make); SERVER=workspace grades workspace/NN-name/server.
+# make exercise-check: every grader against its solution (docs/solutions/), the
+# unmodified step and a real redis-server (make test runs it too).
+.PHONY: exercise exercise-check
+exercise: check-deps all
+	@BUILD=$(BUILD) bash tests/exercises/grade.sh "$(STEP)" "$(EX)" "$(SERVER)"
+
+exercise-check: check-deps all
+	@BUILD=$(BUILD) bash tests/exercises/check.sh
+
 # ---- Writing a step yourself ---------------------------------------------------
 # make workspace STEP=NN copies step NN-1 to workspace/NN-name/ (ignored by
 # git); make test STEP=NN SERVER=workspace builds it like a step and grades it.

@@ -105,6 +105,24 @@ run_check() {
   fi
 }
 
+# tests/exercises/check.sh prints TAP: "ok N - ...", "ok N - ... # skip why",
+# "not ok N - ...", four checks per grader, and "# N checks of N graders, N failed".
+run_exercise_checks() {
+  local out status ok skip notok
+  out=$(BUILD="$BUILD" NO_REFERENCE="${NO_REFERENCE:-}" bash tests/exercises/check.sh 2>&1); status=$?
+  ok=$(grep -cE '^ok [0-9]+' <<<"$out")
+  skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
+  notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+  passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
+  if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
+    [ "$notok" -eq 0 ] && failed=$((failed + 1))
+    failures+=("exercise graders: tests/exercises/check.sh")
+    grep -vE '^ok ' <<<"$out" | head -60
+  fi
+  grep -E '^# [0-9]+ checks of [0-9]+ graders' <<<"$out" | sed 's/^# /      /'
+  printf 'check %-40s %d ok, %d skipped, %d failed\n' "exercise graders" "$((ok - skip))" "$skip" "$notok"
+}
+
 step_name() { # "4", "04" or "04-expiry-lazy" -> "04-expiry-lazy"
   local want=$1 s
   [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
@@ -135,6 +153,12 @@ if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
   if [ -f steps/07-set-options-fsm/set_fsm.c ]; then
     run_check "set_fsm table and drawing in docs/" make --no-print-directory BUILD="$BUILD" fsm-check
   fi
+  # Each chapter's diff touches exactly the files the chapter names.
+  run_check "neighbour diffs touch only listed files" bash tests/tools/diffscope.sh
+  # Every exercise grader fails on the unmodified step and passes on its
+  # reference solution (and on a real Redis); graders test behaviour, so not
+  # under valgrind or the sanitizers, where they would only be slower.
+  [ -z "${VALGRIND:-}${SANITIZED:-}" ] && run_exercise_checks
 fi
 
 if [ -z "${ONLY_UNIT:-}" ]; then

@@ -27,6 +27,7 @@ REQUIRED=(
   "header-hiredis:libhiredis-dev"
   "python-redis:python3-redis"
   "dot:graphviz"
+  "patch:patch"
 )
 
 have() {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# grade.sh -- grade one exercise: run its acceptance suite against a server.
+#
+#   grade.sh STEP EX [SERVER]
+#
+#   STEP    the chapter: 4, 04 or 04-expiry-lazy
+#   EX      the exercise's number in that chapter's "Exercises" section
+#   SERVER  what to grade (default: the step's own build, build/NN-name/server,
+#           which is where your work lands if you did the exercise in
+#           steps/NN-name and ran make):
+#             path/to/server  any server that takes --port N
+#             workspace       workspace/NN-name/server (make workspace STEP=NN)
+#             redis-server    a real Redis, to see the behaviour to match
+#
+# `make exercise STEP=NN EX=K [SERVER=...]` calls this. Prints bats's TAP
+# lines, then one verdict line; exits 0 only if every test passed.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+BUILD=${BUILD:-build}
+
+usage() {
+    echo "usage: make exercise STEP=NN EX=K [SERVER=path|workspace|redis-server]" >&2
+    echo "graders:" >&2
+    for f in tests/exercises/[0-9][0-9]-*/ex*.bats; do
+        [ -e "$f" ] || continue
+        echo "  STEP=$(basename "$(dirname "$f")" | cut -c1-2) EX=$(basename "$f" .bats | tr -dc 0-9)  $(sed -n '2s/^# Grader for //p' "$f")" >&2
+    done
+    exit 2
+}
+
+want=${1:-}
+ex=${2:-}
+server=${3:-}
+if [ -z "$want" ] || [ -z "$ex" ]; then usage; fi
+[[ "$want" =~ ^[0-9]$ ]] && want="0$want"
+ex=${ex#ex}
+
+step=""
+for d in steps/[0-9][0-9]-*/; do
+    d=$(basename "$d")
+    if [ "$d" = "$want" ] || [ "${d%%-*}" = "$want" ]; then step=$d; fi
+done
+if [ -z "$step" ]; then
+    echo "grade: no step '$1'" >&2
+    usage
+fi
+
+suite="tests/exercises/$step/ex$ex.bats"
+if [ ! -f "$suite" ]; then
+    echo "grade: chapter $step has no grader for exercise $ex." >&2
+    echo "Exercises that add no command (a measurement, a question) have none:" >&2
+    echo "see the chapter's Exercises section, docs/$step.md." >&2
+    usage
+fi
+
+case "$server" in
+"")
+    server="$BUILD/$step/server"
+    [ -x "$server" ] || { echo "grade: $server is missing: run make first" >&2; exit 2; }
+    ;;
+workspace)
+    server="workspace/$step/server"
+    [ -x "$server" ] || {
+        echo "grade: $server is missing: make workspace STEP=${step%%-*} creates and builds it" >&2
+        exit 2
+    }
+    ;;
+redis-server) ;;
+*)
+    [ -x "$server" ] || { echo "grade: $server is not an executable" >&2; exit 2; }
+    ;;
+esac
+[ "$server" = redis-server ] || server=$(realpath "$server")
+
+echo "# exercise $ex of chapter $step ($suite) against $server"
+out=$(SERVER="$server" bats --tap "$suite" 2>&1)
+status=$?
+echo "$out"
+passed=$(grep -cE '^ok [0-9]+' <<<"$out")
+failed=$(grep -cE '^not ok [0-9]+' <<<"$out")
+if [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]; then
+    echo "exercise $step ex$ex: PASS ($passed tests)"
+else
+    [ "$failed" -eq 0 ] && failed=1 # a failure outside a test: the server did not start or stop cleanly
+    echo "exercise $step ex$ex: FAIL ($passed passed, $failed failed)"
+    exit 1
+fi
