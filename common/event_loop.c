@@ -100,11 +100,13 @@ int el_watched(event_loop *el, int fd) {
 }
 
 /* Run the handlers of one ready descriptor. Readable first: a client's
- * replies are then written in the same turn. The mask is re-read between
- * the two calls because the read handler may have closed the client. */
+ * replies are then written in the same turn. The watch is looked up again
+ * between the two calls: the read handler may have closed the client, or
+ * (accepting new clients) grown the array and moved it in memory. */
 static void dispatch_file_event(event_loop *el, el_fired *f) {
     file_watch *w = &el->watches[f->fd];
     if (f->mask & w->mask & EL_READABLE) w->on_read(el, f->fd, w->data, EL_READABLE);
+    w = &el->watches[f->fd];
     if (f->mask & w->mask & EL_WRITABLE) w->on_write(el, f->fd, w->data, EL_WRITABLE);
 }
 

@@ -123,6 +123,22 @@ run_exercise_checks() {
   printf 'check %-40s %d ok, %d skipped, %d failed\n' "exercise graders" "$((ok - skip))" "$skip" "$notok"
 }
 
+# Tools that print TAP themselves (fuzz smoke, compat): count their lines.
+run_tap() { # run_tap LABEL CMD...
+  local label=$1 out status ok notok skip
+  shift
+  out=$("$@" 2>&1); status=$?
+  ok=$(grep -cE '^ok [0-9]+' <<<"$out"); skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
+  notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+  passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
+  grep -E '^ok [0-9]+ - ' <<<"$out" | sed 's/^/      /'
+  if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
+    [ "$notok" -eq 0 ] && failed=$((failed + 1)); failures+=("$label")
+    grep -vE '^ok ' <<<"$out" | head -60
+  fi
+  printf 'tap   %-40s %d ok, %d skipped, %d failed\n' "$label" "$((ok - skip))" "$skip" "$notok"
+}
+
 step_name() { # "4", "04" or "04-expiry-lazy" -> "04-expiry-lazy"
   local want=$1 s
   [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
@@ -173,6 +189,17 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     for s in $target_steps; do
       for suite in $(suites_up_to "$s"); do run_suite "$(pwd)/$BUILD/$s/server" "$suite" "$s"; done
     done
+    # Hostile and unlucky clients, against the newest step.
+    if [ -z "${STEP:-}" ]; then
+      newest=${STEPS##* }
+      run_suite "$(pwd)/$BUILD/$newest/server" hostile "$newest"
+    fi
+    # Short runs of the fuzzers and of the differential test against Redis
+    # (longer: make fuzz SECONDS=N, make compat OPS=N).
+    if [ -z "${STEP:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+      run_tap "fuzz smoke" bash tests/fuzz/run.sh all "${FUZZ_SMOKE_SECONDS:-6}"
+      run_tap "compat: differential and expiry model" env BUILD="$BUILD" STEPS="$target_steps" bash tests/compat/run.sh "${COMPAT_OPS:-1000}"
+    fi
     # Real client libraries at their defaults, against step 01 and the newest
     # step (not under valgrind: they test protocol, not memory).
     if [ -z "${STEP:-}" ] && [ -z "${VALGRIND:-}" ]; then
@@ -186,6 +213,7 @@ if [ -z "${ONLY_UNIT:-}" ]; then
       if command -v redis-server >/dev/null 2>&1; then
         last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
         for suite in $(suites_up_to "$last"); do run_suite redis-server "$suite" "redis-server"; done
+        [ -z "${STEP:-}" ] && run_suite redis-server hostile "redis-server"
       else
         echo "reference run skipped: redis-server is not installed (make deps installs it)"
       fi

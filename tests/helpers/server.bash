@@ -14,12 +14,13 @@
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
-# Ask the kernel for an unused port by trying random ones: a port that
-# accepts a connection is taken.
+# Find an unused port by trying random ones: a port that accepts a
+# connection is taken. 20000-32767 stays below Linux's ephemeral range, where
+# the kernel picks the local ports of outgoing connections.
 pick_port() {
   local p
   for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((20000 + RANDOM % 12768))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
       return 0

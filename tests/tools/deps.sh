@@ -28,6 +28,8 @@ REQUIRED=(
   "python-redis:python3-redis"
   "dot:graphviz"
   "patch:patch"
+  "clang:clang"
+  "fuzzer-runtime:libclang-rt-dev"
 )
 
 have() {
@@ -35,6 +37,9 @@ have() {
     pkgconfig-check) pkg-config --exists check 2>/dev/null ;;
     header-xxhash) [ -f /usr/include/xxhash.h ] ;;
     header-hiredis) [ -f /usr/include/hiredis/hiredis.h ] ;;
+    fuzzer-runtime) command -v clang >/dev/null 2>&1 &&
+      printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' |
+      clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null ;;
     python-redis) [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import redis' 2>/dev/null ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
