@@ -117,7 +117,7 @@ replay() {
     n=$((n + 1))
     if ! FUZZ_FRESH_KEYSPACE=1 "$OUT/$t" -runs=1 "$f" >"$OUT/$t.replay.log" 2>&1; then
       tap_not_ok "$t: regression $f fails again"
-      grep -E 'ERROR|SUMMARY|invariant|runtime error' "$OUT/$t.replay.log" | head -5 | sed 's/^/#   /'
+      grep -aE 'ERROR|SUMMARY|invariant|runtime error' "$OUT/$t.replay.log" | head -5 | sed 's/^/#   /'
       bad=$((bad + 1))
     fi
   done
@@ -151,8 +151,8 @@ fuzz() {
   status=$?
   # libFuzzer's last status line: "#123456 DONE cov: 412 ft: 1830 corp: 310/9Kb ..."
   local last execs cov ft corp
-  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
-  execs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}')
+  last=$(grep -aE '^#[0-9]+' "$log" | tail -1)
+  execs=$(grep -aE '^stat::number_of_executed_units:' "$log" | awk '{print $2}')
   [ -n "$execs" ] || execs=$(sed -E 's/^#([0-9]+).*/\1/' <<<"$last")
   cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$last")
   ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$last")
@@ -161,9 +161,9 @@ fuzz() {
   [ -f "$OUT/$t.step" ] && [ "$t" = fuzz_commands ] && extra=" ($(cat "$OUT/$t.step"))"
   if [ "$status" -ne 0 ]; then
     local art
-    art=$(grep -oE "Test unit written to [^ ]+" "$log" | tail -1 | sed 's/Test unit written to //')
+    art=$(grep -aoE "Test unit written to [^ ]+" "$log" | tail -1 | sed 's/Test unit written to //')
     tap_not_ok "$t$extra: failed after ${execs:-?} executions, input saved as ${art:-?}; log: $log"
-    grep -E 'ERROR:|SUMMARY:|invariant failed|runtime error|malformed reply|replies for' "$log" |
+    grep -aE 'ERROR:|SUMMARY:|invariant failed|runtime error|malformed reply|replies for' "$log" |
       head -8 | sed 's/^/#   /'
     return 1
   fi
