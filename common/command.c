@@ -2,25 +2,43 @@
  * See command.h. */
 #include "command.h"
 
-#include <ctype.h>
 #include <string.h>
 
 #include "reply.h"
 
-int arg_is(const arg *a, const char *lowercase_word) {
-    size_t n = strlen(lowercase_word);
-    if (a->len != n) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (tolower((unsigned char)a->ptr[i]) != lowercase_word[i]) return 0;
-    return 1;
+/* ASCII lowercase. The server never calls setlocale(), so tolower() would
+ * do the same, but through a locale table and, in glibc, a function call. */
+static unsigned char lower(unsigned char c) {
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
 }
 
-/* A linear scan: tables hold a few dozen commands, and comparing the
- * length first rejects almost every entry with one integer compare. */
+/* One pass over both strings, with no strlen(): the word ends where its NUL
+ * is, and a different first letter, the usual case in a lookup, stops the
+ * comparison at once. */
+int arg_is(const arg *a, const char *lowercase_word) {
+    for (size_t i = 0; i < a->len; i++)
+        if (lowercase_word[i] == '\0' ||
+            lower((unsigned char)a->ptr[i]) != (unsigned char)lowercase_word[i])
+            return 0;
+    return lowercase_word[a->len] == '\0';
+}
+
+/* A linear scan: tables hold a few dozen commands, and the first letter
+ * rejects almost every entry at once. (A hash table would win only with
+ * hundreds of commands.) The comparison is arg_is()'s, written out here so
+ * the loop makes no function calls. */
 const command *command_lookup(const command *table, const char *name, size_t len) {
-    arg a = {name, len};
-    for (const command *cmd = table; cmd->name; cmd++)
-        if (arg_is(&a, cmd->name)) return cmd;
+    if (len == 0) return NULL; /* every command has a name */
+    unsigned char first = lower((unsigned char)name[0]);
+    for (const command *cmd = table; cmd->name; cmd++) {
+        const char *word = cmd->name;
+        if ((unsigned char)word[0] != first) continue;
+        size_t i = 1;
+        while (i < len && word[i] != '\0' &&
+               lower((unsigned char)name[i]) == (unsigned char)word[i])
+            i++;
+        if (i == len && word[i] == '\0') return cmd;
+    }
     return NULL;
 }
 

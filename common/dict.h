@@ -32,19 +32,25 @@
  *
  * An entry is ONE malloc'd block:
  *
- *   +------+-----+--------+----------------+---------------------+-----------+
- *   | next | val | keylen | metadata_bytes | caller metadata ... | key bytes |
- *   +------+-----+--------+----------------+---------------------+-----------+
- *    8      8     4        4                metadata_bytes        keylen
+ *   +------+-----+--------+----------------+----------+---------------------+-----------+
+ *   | next | val | keylen | metadata_bytes | hash_tag | caller metadata ... | key bytes |
+ *   +------+-----+--------+----------------+----------+---------------------+-----------+
+ *    8      8     4        2                2          metadata_bytes        keylen
  *
  * The header is 24 bytes on a 64-bit machine, so the metadata that follows
  * it starts 8-byte aligned, ready to hold a uint64_t or a pointer. The key is
- * not NUL-terminated: keys are binary-safe and always come with a length. */
+ * not NUL-terminated: keys are binary-safe and always come with a length.
+ *
+ * hash_tag holds the top 16 bits of the key's hash. A lookup walking a chain
+ * compares it before the key bytes, which may sit on the next cache line
+ * (after the metadata): of the other entries of a chain, only one in 65,536
+ * has its key read at all. */
 typedef struct dict_entry {
     struct dict_entry *next; /* next entry in the same bucket, NULL at the chain's end */
     void *val;               /* the value; owned by the caller, never touched by the dict */
     uint32_t keylen;         /* key length in bytes (keys are at most 4 GiB - 1) */
-    uint32_t metadata_bytes; /* bytes of caller metadata after this header (same in one dict) */
+    uint16_t metadata_bytes; /* bytes of caller metadata after this header (same in one dict) */
+    uint16_t hash_tag;       /* the top 16 bits of the key's hash */
 } dict_entry;
 
 /* The table itself is private to dict.c: callers only use the functions below. */
@@ -96,7 +102,7 @@ dict_entry *dict_entry_from_metadata(void *metadata);
 /* ============================ The dict ============================ */
 
 /* A new empty dict whose entries each carry metadata_bytes bytes of caller
- * metadata (0 for none). Allocates the struct and a 4-bucket table; aborts
+ * metadata (0 for none, at most 65,535). Allocates the struct and a 4-bucket table; aborts
  * the process if memory is exhausted, as every allocation in dict.c does. */
 dict *dict_create(size_t metadata_bytes);
 
@@ -126,6 +132,19 @@ dict_entry *dict_add(dict *d, const char *key, size_t len, void *val);
  * new entry has val NULL for the caller to fill in. One hash and one chain
  * walk, where dict_find() followed by dict_add() would do two. */
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed);
+
+/* Prefetching, for a caller that knows several keys it is about to look up
+ * (the commands of a pipelined batch, net.c): looking a key up in a table far
+ * larger than the CPU's caches waits twice for memory, for the bucket and
+ * then for the entry, and keys looked up one after the other wait one after
+ * the other. Announced in advance, the loads overlap. dict_prefetch_bucket()
+ * asks the CPU to start loading the bucket of the key whose dict_hash() is
+ * `hash`, and returns at once; dict_prefetch_entry(), called later with the
+ * same hash (once the bucket had time to arrive), does the same for the first
+ * entry of its chain. Both change nothing and may be skipped: they only warm
+ * the cache. */
+void dict_prefetch_bucket(const dict *d, uint64_t hash);
+void dict_prefetch_entry(const dict *d, uint64_t hash);
 
 /* Remove the key: unlink and free its entry and return its value, which the
  * caller now owns and must free. *found (if not NULL) is set to 1 if the key

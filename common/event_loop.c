@@ -37,6 +37,8 @@ struct event_loop {
     int64_t next_timer_id;    /* ids are never reused */
     sleep_hook *before_sleep; /* runs before each wait */
     void *before_sleep_data;
+    sleep_hook *after_events; /* runs after each turn's file events */
+    void *after_events_data;
     int max_sleep_ms;  /* upper bound on one wait, -1 for none */
     volatile int stop; /* set by el_stop(), possibly from a signal */
 };
@@ -131,6 +133,7 @@ void el_del_timer(event_loop *el, int64_t id) {
 
 /* How long the loop may sleep: until the nearest timer, capped. */
 static int ms_until_next_timer(event_loop *el) {
+    if (el->timers == NULL) return el->max_sleep_ms; /* no clock read: it runs every turn */
     int64_t now = clock_mono_us();
     int64_t best = -1;
     for (timer *t = el->timers; t; t = t->next) {
@@ -146,6 +149,7 @@ static int ms_until_next_timer(event_loop *el) {
 /* Run every due timer once, then free the ones marked deleted. Timers a
  * handler adds are at the head of the list and not due in this pass. */
 static void run_due_timers(event_loop *el) {
+    if (el->timers == NULL) return;
     int64_t now = clock_mono_us();
     for (timer *t = el->timers; t; t = t->next) {
         if (t->deleted || t->when_us > now) continue;
@@ -174,6 +178,11 @@ void el_set_before_sleep(event_loop *el, sleep_hook *hook, void *data) {
     el->before_sleep_data = data;
 }
 
+void el_set_after_events(event_loop *el, sleep_hook *hook, void *data) {
+    el->after_events = hook;
+    el->after_events_data = data;
+}
+
 void el_set_max_sleep(event_loop *el, int ms) {
     el->max_sleep_ms = ms;
 }
@@ -190,6 +199,7 @@ void el_run(event_loop *el) {
         int n = backend_wait(el->backend, ms_until_next_timer(el), &fired);
         for (int i = 0; i < n; i++)
             dispatch_file_event(el, &fired[i]);
+        if (el->after_events) el->after_events(el, el->after_events_data);
         run_due_timers(el);
     }
 }

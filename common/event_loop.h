@@ -47,6 +47,11 @@ void el_del_timer(event_loop *el, int64_t id);
 
 void el_set_before_sleep(event_loop *el, sleep_hook *hook, void *data);
 
+/* Runs once per loop turn, right after the handlers of every ready
+ * descriptor have run (and before the timers). The networking code writes
+ * the turn's replies here, all together (see net.c). */
+void el_set_after_events(event_loop *el, sleep_hook *hook, void *data);
+
 /* Process events until el_stop() is called (from a handler, or from a
  * signal handler: it only sets a flag). */
 void el_run(event_loop *el);

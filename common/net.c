@@ -8,9 +8,22 @@
  *  2. The client's socket is readable: read_handler() appends what the kernel
  *     has to the query buffer, then process_query_buffer() parses and
  *     executes every complete command in it, in order.
- *  3. Commands append their replies to the output buffer; after the batch,
- *     flush_output() writes them with one write(). Whatever the kernel does
- *     not take now is written when the socket becomes writable again.
+ *  3. Commands append their replies to the output buffer, and the client
+ *     joins the server's write queue. Once every ready client of this turn
+ *     of the event loop has been read and served, write_queued_replies()
+ *     writes each one's replies with one write() (flush_output()). Whatever
+ *     the kernel does not take now is written when the socket becomes
+ *     writable again.
+ *
+ * Why wait for the end of the turn instead of writing right after each
+ * client's batch? A write on a local socket wakes the client process up if
+ * it is asleep waiting for the reply, and on a busy server that wake-up is
+ * a good part of the cost of a request. Written back to back, the replies
+ * of one turn find the clients' process (redis-benchmark, say, which serves
+ * 50 connections from one thread) already awake after the first one.
+ * Redis does the same (handleClientsWithPendingWrites() in beforeSleep()).
+ * Measured with redis-benchmark -c 50 -P 16: about 7% less server CPU time
+ * per SET or GET.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "net.h"
@@ -27,17 +40,29 @@
 
 #include "alloc.h"
 #include "command.h"
+#include "dict.h"
 #include "reply.h"
 
-#define READ_CHUNK       (64 * 1024) /* bytes asked of the kernel per read() */
+/* A read asks for READ_CHUNK bytes, and a buffer left empty after a batch is
+ * kept unless it has grown beyond IDLE_BUFFER_KEEP. The chunk must be well
+ * under the limit: with a 64 KB chunk and a 32 KB limit, every read batch
+ * allocated 64 KB and freed it again (measured: about 450 instructions per
+ * request without pipelining). 16 KB is also what Redis reads at a time. */
+#define READ_CHUNK       (16 * 1024) /* bytes asked of the kernel per read() */
 #define IDLE_BUFFER_KEEP (32 * 1024) /* idle buffers above this are freed */
 #define ACCEPT_RETRY_MS  100         /* pause after running out of descriptors */
 #define LINGER_MS        2000        /* how long a closing client may keep sending */
+#define PREFETCH_MAX     16          /* keys prefetched ahead of one batch */
 
 static void read_handler(event_loop *el, int fd, void *data, int mask);
 static void write_handler(event_loop *el, int fd, void *data, int mask);
 static void accept_handler(event_loop *el, int fd, void *data, int mask);
 static void discard_handler(event_loop *el, int fd, void *data, int mask);
+static void write_queued_replies(event_loop *el, void *data);
+
+void net_set_keyspace(net_server *s, struct dict *keys) {
+    s->keyspace = keys;
+}
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands) {
     memset(s, 0, sizeof(*s));
@@ -82,6 +107,7 @@ int net_listen(net_server *s, const char *addr, int port, char *err, size_t errl
     s->listen_fd = fd;
     s->port = port;
     el_watch(s->loop, fd, EL_READABLE, accept_handler, s);
+    el_set_after_events(s->loop, write_queued_replies, s);
     return 0;
 }
 
@@ -149,6 +175,12 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask) {
 
 void client_close(client *c) {
     net_server *s = c->server;
+    if (c->write_queued) {
+        client **link = &s->write_queue;
+        while (*link != c)
+            link = &(*link)->next_write;
+        *link = c->next_write;
+    }
     if (c->linger_timer) el_del_timer(s->loop, c->linger_timer);
     el_unwatch(s->loop, c->fd, EL_READABLE | EL_WRITABLE);
     close(c->fd);
@@ -253,6 +285,59 @@ static int flush_output(client *c) {
     return 0;
 }
 
+/* Put the client in the queue of replies to write at the end of this turn
+ * of the event loop (see the top of this file). */
+static void queue_write(client *c) {
+    if (c->write_queued) return;
+    c->write_queued = 1;
+    c->next_write = c->server->write_queue;
+    c->server->write_queue = c;
+}
+
+/* The event loop's after-events hook: write every queued client's replies.
+ * flush_output() may close the client, so each is unlinked first. */
+static void write_queued_replies(event_loop *el, void *data) {
+    (void)el;
+    net_server *s = data;
+    while (s->write_queue) {
+        client *c = s->write_queue;
+        s->write_queue = c->next_write;
+        c->write_queued = 0;
+        flush_output(c);
+    }
+}
+
+/* ==== Prefetching ====
+ *
+ * With pipelining, one read brings many commands (16 with redis-benchmark
+ * -P 16), and each looks its key up in the keyspace. In a table of a
+ * million keys the bucket and the entry are rarely in the CPU's caches, so
+ * each lookup waits for memory twice, about 100 ns each time here, and the
+ * lookups of a batch wait one after the other. So before running a batch we
+ * peek at the keys it names (parser_peek_keys()), hash them, and ask for
+ * their buckets, then for the first entry of each bucket's chain: the loads
+ * overlap, and by the time the commands run, their keys are in the cache.
+ * (Redis 8 prefetches the keys of a batch of commands too, in its I/O
+ * threads. Measured here with GET and SET -P 16 over a 1,000,000-key
+ * keyspace: a fifth less server CPU time per request.)
+ * A command whose argv[1] is not a key costs one wasted prefetch. The look
+ * ahead starts after the batch's first command has run, and only if more
+ * bytes follow it: a lone command, no pipelining, costs nothing extra. */
+static void prefetch_keys(client *c) {
+    dict *keys = c->server->keyspace;
+    if (keys == NULL) return;
+    arg names[PREFETCH_MAX];
+    int n = parser_peek_keys(&c->parser, c->query.data, c->query.len, names, PREFETCH_MAX);
+    if (n < 2) return;
+    uint64_t hash[PREFETCH_MAX];
+    for (int i = 0; i < n; i++) {
+        hash[i] = dict_hash(names[i].ptr, names[i].len);
+        dict_prefetch_bucket(keys, hash[i]);
+    }
+    for (int i = 0; i < n; i++)
+        dict_prefetch_entry(keys, hash[i]);
+}
+
 /* ==== Reading and executing ==== */
 
 /* Execute every complete command in the query buffer, then drop the bytes
@@ -260,6 +345,7 @@ static int flush_output(client *c) {
  * replies exceed CLIENT_OUTPUT_PAUSE_BYTES (the rest waits in the buffer). */
 static void process_query_buffer(client *c) {
     request_parser *p = &c->parser;
+    int prefetched = 0;
     while (!c->close_after_reply) {
         if (pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) {
             c->reading_paused = 1;
@@ -278,6 +364,10 @@ static void process_query_buffer(client *c) {
         }
         command_execute(c, p->argc, p->argv);
         c->server->total_commands++;
+        if (!prefetched && p->pos < c->query.len) {
+            prefetch_keys(c); /* more commands follow: a pipelined batch */
+            prefetched = 1;
+        }
     }
     size_t used = parser_consumed(p);
     buf_consume(&c->query, used);
@@ -298,7 +388,7 @@ static void read_handler(event_loop *el, int fd, void *data, int mask) {
     if (n < 0) return;
     c->query.len += (size_t)n;
     process_query_buffer(c);
-    flush_output(c);
+    if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
 }
 
 /* The socket can take more bytes: write, and if a paused reader's backlog

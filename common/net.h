@@ -20,6 +20,7 @@
 
 struct net_server;
 struct command;
+struct dict;
 
 typedef struct client {
     int fd;                    /* the connection's socket */
@@ -34,6 +35,8 @@ typedef struct client {
     buffer out;                /* replies not yet written */
     size_t out_sent;           /* bytes at the front of `out` already written */
     int reading_paused;        /* output backlog too large: stop reading */
+    int write_queued;          /* in the server's list of replies to write this turn */
+    struct client *next_write; /* next client in that list */
     struct net_server *server; /* the server this client belongs to */
     struct client *prev;       /* neighbours in the server's client list */
     struct client *next;
@@ -44,9 +47,11 @@ typedef struct net_server {
     int listen_fd;                  /* the listening socket, or -1 */
     int port;                       /* TCP port we listen on */
     client *clients;                /* all connected clients, newest first */
+    client *write_queue;            /* clients whose replies wait for the end of the turn */
     size_t client_count;            /* length of the list */
     uint64_t next_client_id;        /* id for the next accepted client */
     const struct command *commands; /* the step's command table (command.h) */
+    struct dict *keyspace;          /* where keys are prefetched from (net.c), or NULL */
     int accept_paused;              /* out of descriptors: accepting later */
     uint64_t total_connections;     /* accepted since start (INFO) */
     uint64_t total_commands;        /* executed since start (INFO) */
@@ -60,6 +65,12 @@ typedef struct net_server {
 #define CLIENT_OUTPUT_PAUSE_BYTES (64 * 1024 * 1024)
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands);
+
+/* The hash table holding the keys, if the step has one. Before running a
+ * pipelined batch of commands, the server prefetches their keys' buckets from
+ * it (see "Prefetching" in net.c). Optional: without it nothing is
+ * prefetched and nothing else changes. */
+void net_set_keyspace(net_server *s, struct dict *keys);
 
 /* Bind and listen on addr:port. On failure returns -1 and writes a
  * human-readable reason into err. */

@@ -75,15 +75,38 @@ static size_t find_line_end(request_parser *p, const char *buf, size_t len, size
     return (size_t)(cr - buf);
 }
 
+/* The usual length line, read in one pass: 1 to 18 digits, the first not 0,
+ * then a CR and at least one more byte. Returns the number and sets *cr to
+ * the CR's offset, or returns -1 for anything else (a line not yet complete,
+ * "0", "-1", a sign, a stray byte, 19 digits or more), which the general
+ * path, find_line_end() then string_to_ll(), handles with its exact errors.
+ * Both paths agree on every line this one accepts; it only saves the scan
+ * for the CR and the second pass over the digits on every header. */
+static long long fast_length_line(const char *buf, size_t len, size_t from, size_t *cr) {
+    size_t digits_end = len - from > 18 ? from + 18 : len; /* 18 digits cannot overflow */
+    size_t i = from;
+    if (i >= digits_end || buf[i] < '1' || buf[i] > '9') return -1;
+    long long v = 0;
+    while (i < digits_end && buf[i] >= '0' && buf[i] <= '9')
+        v = v * 10 + (buf[i++] - '0');
+    if (i + 1 >= len || buf[i] != '\r') return -1; /* a 19th digit lands here too */
+    *cr = i;
+    return v;
+}
+
 /* ==== Multibulk: *<count>\r\n then <count> times $<len>\r\n<bytes>\r\n ==== */
 
 static parse_status parse_count_line(request_parser *p, const char *buf, size_t len) {
-    parse_status st;
-    size_t cr = find_line_end(p, buf, len, p->pos + 1, "too big mbulk count string", &st);
-    if (cr == 0) return st;
-    long long count;
-    if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &count) || count > 2147483647LL)
-        return fail(p, "invalid multibulk length");
+    size_t cr;
+    long long count = fast_length_line(buf, len, p->pos + 1, &cr);
+    if (count < 0) {
+        parse_status st;
+        cr = find_line_end(p, buf, len, p->pos + 1, "too big mbulk count string", &st);
+        if (cr == 0) return st;
+        if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &count))
+            return fail(p, "invalid multibulk length");
+    }
+    if (count > 2147483647LL) return fail(p, "invalid multibulk length");
     p->pos = cr + 2;
     if (count <= 0) return PARSE_NOTHING; /* Redis answers nothing to *0 or *-1 */
     p->in_multibulk = 1;
@@ -98,13 +121,16 @@ static parse_status parse_bulk_header(request_parser *p, const char *buf, size_t
         snprintf(msg, sizeof(msg), "expected '$', got '%c'", buf[p->pos]);
         return fail(p, msg);
     }
-    parse_status st;
-    size_t cr = find_line_end(p, buf, len, p->pos + 1, "too big bulk count string", &st);
-    if (cr == 0) return st;
-    long long blen;
-    if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &blen) || blen < 0 ||
-        blen > PROTO_MAX_BULK_LEN)
-        return fail(p, "invalid bulk length");
+    size_t cr;
+    long long blen = fast_length_line(buf, len, p->pos + 1, &cr);
+    if (blen < 0) {
+        parse_status st;
+        cr = find_line_end(p, buf, len, p->pos + 1, "too big bulk count string", &st);
+        if (cr == 0) return st;
+        if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &blen) || blen < 0)
+            return fail(p, "invalid bulk length");
+    }
+    if (blen > PROTO_MAX_BULK_LEN) return fail(p, "invalid bulk length");
     p->pos = cr + 2;
     p->bulk_len = blen;
     return PARSE_INCOMPLETE;
@@ -259,4 +285,26 @@ void parser_shift(request_parser *p, size_t n) {
     p->start -= n;
     for (int i = 0; i < p->argc; i++)
         p->span_off[i] -= n;
+}
+
+int parser_peek_keys(const request_parser *p, const char *buf, size_t len, arg *keys, int max) {
+    if (p->in_multibulk) return 0; /* a request is half read: leave it alone */
+    size_t at = p->pos, cr;
+    int n = 0;
+    while (n < max && at < len && buf[at] == '*') {
+        long long argc = fast_length_line(buf, len, at + 1, &cr);
+        if (argc < 0) break;
+        at = cr + 2;
+        for (long long i = 0; i < argc; i++) {
+            if (at >= len || buf[at] != '$') return n;
+            long long blen = fast_length_line(buf, len, at + 1, &cr);
+            if (blen < 0 || blen > PROTO_MAX_BULK_LEN || len - (cr + 2) < (size_t)blen + 2)
+                return n;
+            at = cr + 2;
+            if (i == 1) keys[n] = (arg){buf + at, (size_t)blen};
+            at += (size_t)blen + 2;
+        }
+        if (argc >= 2) n++; /* counted only once the whole request is there */
+    }
+    return n;
 }

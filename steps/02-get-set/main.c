@@ -176,6 +176,7 @@ int main(int argc, char **argv) {
     }
     el_set_max_sleep(server.loop, 100); /* notice a stop request promptly */
     net_init(&server.net, server.loop, command_table);
+    net_set_keyspace(&server.net, server.db.keys); /* for prefetching (net.c) */
     char err[256];
     if (net_listen(&server.net, server.bind, server.port, err, sizeof(err)) == -1) {
         fprintf(stderr, "server: %s\n", err);

@@ -78,8 +78,15 @@ status=$?
 echo "$out"
 passed=$(grep -cE '^ok [0-9]+' <<<"$out")
 failed=$(grep -cE '^not ok [0-9]+' <<<"$out")
+skipped=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
 if [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]; then
-    echo "exercise $step ex$ex: PASS ($passed tests)"
+    # Skipped tests are not passed ones: a real Redis older than the feature
+    # (chapter 07's DELEX is Redis 8.4's) skips them all.
+    if [ "$skipped" -gt 0 ]; then
+        echo "exercise $step ex$ex: PASS ($((passed - skipped)) tests, $skipped skipped)"
+    else
+        echo "exercise $step ex$ex: PASS ($passed tests)"
+    fi
 else
     [ "$failed" -eq 0 ] && failed=1 # a failure outside a test: the server did not start or stop cleanly
     echo "exercise $step ex$ex: FAIL ($passed passed, $failed failed)"

@@ -1,0 +1,154 @@
+#!/usr/bin/env bats
+# Grader for chapter 05, exercise 1: CONFIG GET/SET hz and active-expire-effort.
+#
+# CONFIG GET hz answers 10; CONFIG SET hz N answers OK and clamps N into
+# 1..500 (1000 gives 500, 0 gives 1); a value that is not an integer is
+# Redis's "argument couldn't be parsed into an integer" and changes nothing.
+# INFO server and the cron follow: at hz 1 an expired key waits for the next
+# run, up to a second. active-expire-effort takes 1..10 and refuses the rest
+# with "argument must be between 1 and 10 inclusive". CONFIG GET still
+# answers the start-up parameters (save, appendonly) and several names at
+# once. Whether the effort's four settings change is not visible from
+# outside: the grader reads the value back and does not measure the cycle.
+#
+# Run it: make exercise STEP=05 EX=1 [SERVER=path]
+# reference: redis-server (tests/exercises/check.sh runs it against a real Redis)
+
+load ../../helpers/server
+
+setup_file() { start_server; }
+teardown_file() { stop_server; }
+
+# The full error Redis gives for a CONFIG SET value it refuses.
+set_error() { echo "ERR CONFIG SET failed (possibly related to argument '$1') - $2"; }
+
+# config_value NAME: the value CONFIG GET answers for NAME.
+config_value() { rcli config get "$1" | sed -n 2p; }
+
+# expiry_wait_ms N: set N keys due in 100 ms, and print how many ms pass
+# until the server has deleted them all (nobody reads them, so only the
+# active cycle can), polling DBSIZE every 10 ms; -1 after 3 s.
+expiry_wait_ms() {
+  "$PYTHON" - "$PORT" "$1" <<'PY'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", port))
+f = s.makefile("rb")
+s.sendall(b"".join(b"SET cron:%d v PX 100\r\n" % i for i in range(n)))
+for _ in range(n):
+    assert f.readline() == b"+OK\r\n"
+start = time.monotonic()
+while time.monotonic() - start < 3:
+    s.sendall(b"DBSIZE\r\n")
+    if int(f.readline()[1:]) == 0:
+        print(int((time.monotonic() - start) * 1000))
+        sys.exit(0)
+    time.sleep(0.01)
+print(-1)
+PY
+}
+
+@test "CONFIG GET hz answers hz and 10, an array in RESP2 and a map in RESP3" {
+  run raw --expect 25 -- CONFIG GET hz
+  [ "$output" = "$(printf '*2\r\n$2\r\nhz\r\n$2\r\n10\r\n')" ]
+  run raw --close-expected < <(printf 'HELLO 3\r\nCONFIG GET hz\r\nQUIT\r\n')
+  [[ "$output" == *"$(printf '%%1\r\n$2\r\nhz\r\n$2\r\n10\r\n+OK\r\n')" ]]
+}
+
+@test "CONFIG SET hz 20 answers OK; CONFIG GET and INFO server follow" {
+  run raw --expect 5 -- CONFIG SET hz 20
+  [ "$output" = "$(printf '+OK\r\n')" ]
+  [ "$(config_value hz)" = "20" ]
+  rcli info server | tr -d '\r' | grep -qx 'hz:20'
+  rcli config set hz 10
+  rcli info server | tr -d '\r' | grep -qx 'hz:10'
+}
+
+@test "hz is clamped into 1..500: 1000 gives 500, 0 gives 1" {
+  run rcli config set hz 1000
+  [ "$output" = "OK" ]
+  [ "$(config_value hz)" = "500" ]
+  rcli info server | tr -d '\r' | grep -qx 'hz:500'
+  run rcli config set hz 0
+  [ "$output" = "OK" ]
+  [ "$(config_value hz)" = "1" ]
+  rcli config set hz 10
+}
+
+@test "a hz that is not an integer is refused, and hz does not change" {
+  rcli config set hz 10
+  for bad in abc 1.5 "" " 12" 12abc 99999999999999999999; do
+    run rcli config set hz "$bad"
+    [ "$output" = "$(set_error hz "argument couldn't be parsed into an integer")" ] ||
+      { echo "CONFIG SET hz '$bad': $output"; return 1; }
+  done
+  [ "$(config_value hz)" = "10" ]
+}
+
+@test "the cron follows CONFIG SET hz: at hz 1 an expired key waits for the next run" {
+  rcli flushall
+  run rcli config set hz 1
+  [ "$output" = "OK" ]
+  # The first batch ends just after a run of the cron; the second is due
+  # 100 ms later and must wait for the run after, a second after the last
+  # (at hz 10 it would wait 100 to 200 ms).
+  first=$(expiry_wait_ms 20)
+  second=$(expiry_wait_ms 20)
+  rcli config set hz 10
+  echo "waits at hz 1: $first ms, then $second ms"
+  [ "$first" -ge 0 ]
+  [ "$second" -ge 450 ]
+}
+
+@test "expired keys are still reclaimed at hz 500" {
+  rcli flushall
+  rcli config set hz 500
+  waited=$(expiry_wait_ms 1000)
+  rcli config set hz 10
+  echo "1000 keys gone $waited ms after they were set"
+  [ "$waited" -ge 0 ]
+}
+
+@test "CONFIG GET active-expire-effort answers 1; CONFIG SET takes 1 to 10" {
+  [ "$(config_value active-expire-effort)" = "1" ]
+  for n in 10 5 1; do
+    run rcli config set active-expire-effort "$n"
+    [ "$output" = "OK" ]
+    [ "$(config_value active-expire-effort)" = "$n" ]
+  done
+}
+
+@test "an effort outside 1..10, or not an integer, is refused and changes nothing" {
+  rcli config set active-expire-effort 3
+  for bad in 0 11 -1 100; do
+    run rcli config set active-expire-effort "$bad"
+    [ "$output" = "$(set_error active-expire-effort "argument must be between 1 and 10 inclusive")" ] ||
+      { echo "CONFIG SET active-expire-effort $bad: $output"; return 1; }
+  done
+  run rcli config set active-expire-effort abc
+  [ "$output" = "$(set_error active-expire-effort "argument couldn't be parsed into an integer")" ]
+  [ "$(config_value active-expire-effort)" = "3" ]
+  rcli config set active-expire-effort 1
+}
+
+@test "one CONFIG GET names several parameters, and each is answered once" {
+  rcli config set hz 10
+  run rcli config get hz active-expire-effort hz nosuch
+  # Name and value on alternate lines; the order of the pairs is free.
+  [ "$(paste -d= - - <<<"$output" | sort | tr '\n' ' ')" = "active-expire-effort=1 hz=10 " ]
+}
+
+@test "CONFIG GET still answers the start-up parameters" {
+  run raw --expect 40 -- CONFIG GET appendonly save
+  [[ "$output" == *"$(printf '$10\r\nappendonly\r\n$2\r\nno\r\n')"* ]]
+  [[ "$output" == *"$(printf '$4\r\nsave\r\n$0\r\n\r\n')"* ]]
+  [[ "$output" == "$(printf '*4\r\n')"* ]]
+}
+
+@test "CONFIG SET needs a parameter and a value" {
+  run rcli config set hz
+  [ "$output" = "ERR wrong number of arguments for 'config|set' command" ]
+  run rcli config set
+  [ "$output" = "ERR wrong number of arguments for 'config|set' command" ]
+  [ "$(config_value hz)" = "10" ]
+}
