@@ -140,6 +140,14 @@ $(BUILD)/tools/bench_timewheel: tests/06-timewheel/bench_timewheel.c steps/06-ti
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Isteps/06-timewheel $^ -o $@
 
+# make bench: this project's servers next to a real Redis (throughput and CPU
+# time per request, memory per key, instructions per command, the expiry
+# strategies side by side); writes docs/benchmarks.md and docs/img/bench-*.png.
+# ROUNDS=N (default 5), QUICK=1 for a smoke run (report in build/bench/).
+.PHONY: bench
+bench:
+	@bash tests/bench/bench.sh
+
 .PHONY: bench-timewheel
 bench-timewheel: $(BUILD)/tools/bench_timewheel
 	$(BUILD)/tools/bench_timewheel $(ARGS)

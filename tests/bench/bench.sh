@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# bench.sh -- `make bench`: this project's servers next to a real Redis.
+#
+# Builds optimized servers (-O2 -DNDEBUG, in build/bench), installs the tools
+# it needs when missing (as tests/tools/deps.sh does), runs the parts below,
+# writes docs/benchmarks.md and the plots docs/img/bench-*.png, and prints a
+# summary. Each part is a script of its own in tests/bench/:
+#
+#   throughput  throughput.sh: redis-benchmark SET, GET and PING, 50 clients,
+#               without pipelining and with -P 16, a 1,000,000-key random
+#               keyspace; Redis and steps 02..07 (01 for PING) interleaved,
+#               ROUNDS rounds; throughput and server CPU time per request
+#   memory      memory.sh: used_memory and RSS per key after loading
+#               1,000,000 small keys, with and without a TTL
+#   callgrind   callgrind.sh: instructions per command (PING, SET, GET) on
+#               the newest step, and on Redis for comparison
+#   expiry      docs/scripts/expiry-over-time.sh (when present) with steps 04,
+#               05, 06 and Redis, and burst.sh: client latency while a
+#               million keys with one deadline expire (05, 06, Redis)
+#
+# Environment (defaults in brackets):
+#   ROUNDS   rounds of the throughput part [5]
+#   N        requests per run without pipelining [200000]
+#   NP       requests per run with -P 16 [1000000]
+#   PARTS    parts to run ["throughput memory callgrind expiry"]; the report
+#            is written from whatever results are in build/bench/results
+#   QUICK=1  a smoke run: 1 round, N=20000, NP=100000, 100,000 keys for memory
+#            and expiry, 2,000 commands under callgrind. Its report goes to
+#            build/bench/benchmarks.md unless OUT is set.
+#   OUT      the report [docs/benchmarks.md]
+set -u
+cd "$(dirname "$0")/../.."
+. tests/bench/lib.sh
+trap stop_all_servers EXIT
+
+if [ -n "${QUICK:-}" ]; then
+  : "${ROUNDS:=1}" "${N:=20000}" "${NP:=100000}" "${MEM_KEYS:=100000}" "${CG_N:=2000}"
+  : "${EXPIRY_KEYS:=100000}" "${BURST_KEYS:=100000}" "${OUT:=build/bench/benchmarks.md}"
+  : "${IMG_DIR:=build/bench/img}"
+fi
+export ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
+export KEYSPACE=${KEYSPACE:-1000000} MEM_KEYS=${MEM_KEYS:-1000000} CG_N=${CG_N:-10000}
+export EXPIRY_KEYS=${EXPIRY_KEYS:-1000000} BURST_KEYS=${BURST_KEYS:-1000000}
+export OUT=${OUT:-docs/benchmarks.md} IMG_DIR=${IMG_DIR:-docs/img}
+PARTS=${PARTS:-"throughput memory callgrind expiry"}
+export BENCH_BUILD=build/bench
+export RESULTS=$BENCH_BUILD/results
+
+# ---- Tools --------------------------------------------------------------------
+# tool : Debian package. The build needs a C compiler, make and libxxhash
+# (chapter 07); the benchmarks need Redis, its client tools, valgrind
+# (callgrind), gnuplot and python3.
+REQUIRED=(
+  "redis-server:redis-server"
+  "redis-cli:redis-tools"
+  "redis-benchmark:redis-tools"
+  "valgrind:valgrind"
+  "callgrind_control:valgrind"
+  "gnuplot:gnuplot-nox"
+  "python3:python3"
+  "header-xxhash:libxxhash-dev"
+)
+have() {
+  case "$1" in
+    header-xxhash) [ -f /usr/include/xxhash.h ] ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
+missing=()
+for entry in "${REQUIRED[@]}"; do
+  have "${entry%%:*}" || missing+=("${entry#*:}")
+done
+mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF && !seen[$0]++')
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "bench: missing ${missing[*]}; install them with your package manager" >&2
+    exit 1
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    SUDO=""
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO="sudo"
+  else
+    echo "bench: the benchmarks need: ${missing[*]}" >&2
+    echo "bench: run this, then make bench again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "bench: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null || exit 1
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || exit 1
+  # Debian starts the packaged redis-server on port 6379; we start our own.
+  if command -v service >/dev/null 2>&1; then $SUDO service redis-server stop >/dev/null 2>&1 || true; fi
+fi
+
+# ---- Build ------------------------------------------------------------------------
+# CFLAGS from the environment replace the Makefile's default "-O2 -g" and
+# keep its warnings and -std=c11, which it appends.
+echo "bench: building optimized servers in $BENCH_BUILD (-O2 -g -DNDEBUG)"
+CFLAGS="-O2 -g -DNDEBUG" make --no-print-directory -s BUILD="$BENCH_BUILD" all || exit 1
+mkdir -p "$RESULTS" "$IMG_DIR" "$(dirname "$OUT")"
+for v in ROUNDS N NP CLIENTS KEYSPACE MEM_KEYS CG_N EXPIRY_KEYS BURST_KEYS; do echo "$v=${!v}"; done \
+  >"$RESULTS/params"
+
+# ---- The parts --------------------------------------------------------------------
+for part in $PARTS; do
+  echo "bench: $part"
+  started=$(date +%s)
+  case $part in
+    throughput) bash tests/bench/throughput.sh || exit 1 ;;
+    memory) bash tests/bench/memory.sh || exit 1 ;;
+    callgrind) bash tests/bench/callgrind.sh || exit 1 ;;
+    expiry)
+      rm -f "$RESULTS/expiry-over-time.txt"
+      if [ -f docs/scripts/expiry-over-time.sh ]; then
+        rm -rf "$RESULTS/expiry-over-time"
+        KEYS=$EXPIRY_KEYS OUT="$IMG_DIR/bench-keys-over-time.png" DATA="$RESULTS/expiry-over-time" \
+          bash docs/scripts/expiry-over-time.sh "$BENCH_BUILD"/04-*/server "$BENCH_BUILD"/05-*/server \
+          "$BENCH_BUILD"/06-*/server "$(command -v redis-server)" | tee "$RESULTS/expiry-over-time.txt" ||
+          echo "bench: docs/scripts/expiry-over-time.sh failed" >&2
+      else
+        echo "bench: docs/scripts/expiry-over-time.sh is not there: keys over time skipped"
+      fi
+      bash tests/bench/burst.sh || exit 1
+      ;;
+    *) echo "bench: unknown part '$part'" >&2; exit 1 ;;
+  esac
+  echo "bench: $part took $(($(date +%s) - started)) s"
+done
+
+# ---- Report ------------------------------------------------------------------------
+python3 tests/bench/report.py || exit 1

@@ -1,0 +1,116 @@
+# lib.sh -- helpers shared by the benchmark scripts of tests/bench/ (sourced).
+#
+# A "server" is named by a label and a binary: redis=redis-server, or
+# 07=build/bench/07-set-options-fsm/server. start_server starts one on a free
+# port and sets SERVER_PID and SERVER_PORT; stop_server stops it. Every
+# server started is remembered and stopped by stop_all_servers, which the
+# scripts run on exit, so an interrupted benchmark leaves nothing behind.
+
+BENCH_PIDS=()
+
+# A port nobody listens on: one that refuses a connection.
+pick_port() {
+  local p
+  for _ in $(seq 1 100); do
+    p=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# is_redis BINARY: is it a real redis-server (which wants a few more flags)?
+is_redis() {
+  [ "$(basename "$1")" = redis-server ]
+}
+
+# start_server BINARY [LOG]: start it on a free port and wait until it
+# answers PING. Retries on another port if the chosen one was taken meanwhile.
+start_server() {
+  local bin=$1 log=${2:-/dev/null} attempt port pid
+  for attempt in 1 2 3 4 5; do
+    port=$(pick_port) || return 1
+    # SERVER_WRAPPER, when set, is a command to run the server under
+    # (valgrind ...); it is split into words.
+    if is_redis "$bin"; then
+      ${SERVER_WRAPPER:-} "$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no >"$log" 2>&1 &
+    else
+      ${SERVER_WRAPPER:-} "$bin" --port "$port" >"$log" 2>&1 &
+    fi
+    pid=$!
+    BENCH_PIDS+=("$pid")
+    for _ in $(seq 1 600); do
+      kill -0 "$pid" 2>/dev/null || break
+      if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
+        SERVER_PID=$pid
+        SERVER_PORT=$port
+        return 0
+      fi
+      sleep 0.05
+    done
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  echo "bench: could not start $bin" >&2
+  return 1
+}
+
+# stop_server PID: SIGTERM, and wait for it to exit.
+stop_server() {
+  local pid=$1
+  kill "$pid" 2>/dev/null || return 0
+  wait "$pid" 2>/dev/null || true
+}
+
+stop_all_servers() {
+  local pid
+  for pid in "${BENCH_PIDS[@]+"${BENCH_PIDS[@]}"}"; do
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  done
+  BENCH_PIDS=()
+}
+
+# cpu_ticks PID: user + system CPU time of the process so far (all its
+# threads), in clock ticks (getconf CLK_TCK per second).
+cpu_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# rss_bytes PID: resident set size, from /proc/PID/status.
+rss_bytes() {
+  awk '$1 == "VmRSS:" { print $2 * 1024 }' "/proc/$1/status"
+}
+
+# info_field PORT NAME: one field of INFO, or empty.
+info_field() {
+  redis-cli -p "$1" info all 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"
+}
+
+now_ms() {
+  local t=$EPOCHREALTIME
+  echo $((${t/./} / 1000))
+}
+
+# server_binary LABEL: the binary for a label: redis, or a step number.
+server_binary() {
+  local label=$1 dir
+  if [ "$label" = redis ]; then
+    command -v redis-server
+    return
+  fi
+  for dir in "$BENCH_BUILD"/"$label"-*/; do
+    [ -x "$dir/server" ] && { echo "${dir%/}/server"; return; }
+  done
+  echo "bench: no server for step $label under $BENCH_BUILD" >&2
+  return 1
+}
+
+# step_name LABEL: 07 -> 07-set-options-fsm; redis -> redis.
+step_name() {
+  local bin
+  if [ "$1" = redis ]; then echo redis; return; fi
+  bin=$(server_binary "$1") || return 1
+  basename "$(dirname "$bin")"
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# throughput.sh -- the same redis-benchmark runs against a real Redis and
+# every step, interleaved, ROUNDS times; one line per run in
+# $RESULTS/throughput.tsv. Called by bench.sh, which sets the environment:
+#
+#   RESULTS     directory for the results
+#   BENCH_BUILD where the step servers are (build/bench)
+#   ROUNDS      rounds (5)
+#   N, NP       requests per run without pipelining (200000) and with -P 16 (1000000)
+#   CLIENTS     redis-benchmark -c (50)
+#   KEYSPACE    redis-benchmark -r (1000000)
+#   SERVERS     labels for SET and GET (redis 02 03 04 05 06 07)
+#   PING_SERVERS labels for PING (redis 01 02 ... 07)
+#
+# Each round starts every server afresh, then runs each test on each server
+# in turn (SET without pipelining on Redis, 02, ..., 07, then GET, and so
+# on), so that whatever else the machine is doing hits all servers alike.
+# For each run it records redis-benchmark's throughput and the server's CPU
+# time (utime + stime from /proc/PID/stat, read just before and just after
+# the run) divided by the requests.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/bench/lib.sh
+trap stop_all_servers EXIT
+
+ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
+KEYSPACE=${KEYSPACE:-1000000}
+SERVERS=${SERVERS:-"redis 02 03 04 05 06 07"}
+PING_SERVERS=${PING_SERVERS:-"redis 01 02 03 04 05 06 07"}
+HZ=$(getconf CLK_TCK)
+out=$RESULTS/throughput.tsv
+
+# The tests, in the order they run in every round: "test pipeline". GET runs
+# after SET on the same server, so it finds the keys SET wrote.
+TESTS=("set 1" "get 1" "set 16" "get 16" "ping_mbulk 1" "ping_mbulk 16")
+
+bench_cmd() { # test pipeline port -> the redis-benchmark command line
+  local n=$N
+  [ "$2" -gt 1 ] && n=$NP
+  echo "redis-benchmark -h 127.0.0.1 -p $3 -c $CLIENTS -n $n -r $KEYSPACE -P $2 -t $1 --csv"
+}
+bench_cmd "TEST" 1 PORT | sed 's/-P 1 /-P 1 (or 16, with -n NP) /' >"$RESULTS/throughput-command.txt"
+
+printf 'round\tserver\ttest\tpipeline\trequests\trps\tcpu_ticks\tclk_tck\tcpu_us_per_req\tp50_ms\tp99_ms\n' >"$out"
+all=$(printf '%s\n' $SERVERS $PING_SERVERS | awk '!seen[$0]++' | tr '\n' ' ')
+
+for round in $(seq 1 "$ROUNDS"); do
+  declare -A pid port
+  for s in $all; do
+    bin=$(server_binary "$s") || exit 1
+    start_server "$bin" || exit 1
+    pid[$s]=$SERVER_PID
+    port[$s]=$SERVER_PORT
+  done
+  for t in "${TESTS[@]}"; do
+    read -r test pipeline <<<"$t"
+    list=$SERVERS
+    [ "$test" = ping_mbulk ] && list=$PING_SERVERS
+    for s in $list; do
+      n=$N
+      [ "$pipeline" -gt 1 ] && n=$NP
+      p=${pid[$s]}
+      if ! kill -0 "$p" 2>/dev/null; then
+        printf '%s\t%s\t%s\t%s\t%s\tNA\tNA\t%s\tNA\tNA\tNA\n' "$round" "$s" "$test" "$pipeline" "$n" "$HZ" >>"$out"
+        echo "round $round: server $s is gone" >&2
+        continue
+      fi
+      c0=$(cpu_ticks "$p")
+      csv=$(timeout 900 $(bench_cmd "$test" "$pipeline" "${port[$s]}") 2>/dev/null)
+      c1=$(cpu_ticks "$p" 2>/dev/null || echo NA)
+      # --csv: a header, then "TEST","rps","avg","min","p50","p95","p99","max".
+      line=$(printf '%s\n' "$csv" | tr -d '"' | awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { print $2, $5, $7; exit }')
+      read -r rps p50 p99 <<<"${line:-NA NA NA}"
+      if [ "$c1" = NA ] || [ "$rps" = NA ]; then
+        ticks=NA per=NA
+      else
+        ticks=$((c1 - c0))
+        per=$(awk -v t="$ticks" -v hz="$HZ" -v n="$n" 'BEGIN { printf "%.4f", t / hz * 1e6 / n }')
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$test" "$pipeline" "$n" \
+        "$rps" "$ticks" "$HZ" "$per" "$p50" "$p99" >>"$out"
+      printf '  round %s  %-10s -P %-2s  %-6s %12s req/s  %8s us CPU/req\n' "$round" "$test" \
+        "$pipeline" "$s" "$rps" "$per"
+    done
+  done
+  for s in $all; do stop_server "${pid[$s]}"; done
+  unset pid port
+done
