@@ -197,12 +197,16 @@ class Model:
         self.deadline = {}  # key -> approximate deadline, local time in ms (keys with a TTL)
         self.exists = set()  # keys that exist, as far as we know
         self.resync = set()  # keys whose state the last reply did not tell
+        # A TTL was set since the last FLUSHALL: a key may have expired
+        # untouched, which an active expirer (Redis, steps 05+) deletes and a
+        # lazy one (step 04) keeps, so DBSIZE is not comparable until a flush.
+        self.ttl_since_flush = False
 
     def now(self):
         return time.time() * 1000.0
 
     def any_ttl(self):
-        return bool(self.deadline)
+        return bool(self.deadline) or self.ttl_since_flush
 
     def guard(self, keys):
         """Sleep until no key in keys is within GUARD_MS of its deadline."""
@@ -228,6 +232,7 @@ class Model:
         self.exists.discard(k)
 
     def set_ttl(self, k, deadline_ms):
+        self.ttl_since_flush = True
         if deadline_ms <= self.now():
             self.forget(k)
         else:
@@ -474,6 +479,7 @@ def update_model(model, op, reply):
     if name in (b"FLUSHALL", b"FLUSHDB"):
         model.deadline.clear()
         model.exists.clear()
+        model.ttl_since_flush = False
     elif name == b"SET":
         k = args[1]
         if len(op) > 3 and op[3][0] == "resync":
