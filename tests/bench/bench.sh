@@ -46,6 +46,17 @@ PARTS=${PARTS:-"throughput memory callgrind expiry"}
 export BENCH_BUILD=build/bench
 export RESULTS=$BENCH_BUILD/results
 
+# One benchmark at a time: two would share build/bench/results, and each
+# would measure the other's load.
+mkdir -p "$BENCH_BUILD"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$BENCH_BUILD/lock"
+  if ! flock -n 9; then
+    echo "bench: another benchmark is running (it holds $BENCH_BUILD/lock); try again when it is done" >&2
+    exit 1
+  fi
+fi
+
 # ---- Tools --------------------------------------------------------------------
 # tool : Debian package. The build needs a C compiler, make and libxxhash
 # (chapter 07); the benchmarks need Redis, its client tools, valgrind
