@@ -521,12 +521,14 @@ CPU time per request, µs, and the ratio to Redis measured in the same rounds):
 time per request is the kernel's: a read, a write (which, on a local socket,
 also runs the client's side of TCP and wakes it up) and a share of an
 epoll_wait and of the sleeps in it. Redis pays the same. So even step 01,
-which only answers PING, uses only about 1.1x less CPU per request than Redis
-does for PING; SET and GET reach about the same ratio, and round-to-round
-noise of a few percent decides whether a run shows 1.08 or 1.15. The rest is
-a key lookup in a table far larger than the caches, which a single command
-cannot overlap with anything. With `-P 16` the kernel's share is divided by
-16, and PING is again the floor: about 1.4x.
+which only answers PING, uses only 1.06x to 1.13x less CPU per request than
+Redis does for PING (the range over the full runs made while writing this);
+SET and GET reach about the same ratio, between 1.05x and 1.15x from one full
+run to the next, so the 1.1x target without pipelining is met or missed by
+the noise of the machine, not by the code. Of the user-space time that is
+left, most is a key lookup in a table far larger than the caches, which a
+single command cannot overlap with anything. With `-P 16` the kernel's share
+is divided by 16, and PING is again the floor: about 1.4x.
 
 **Left as it is.** Step 07's SET looks its key up twice (once to check its
 conditions, once to write; the second is in the cache by then); values are a
