@@ -6,24 +6,28 @@
  *  1. The listening socket is readable: accept_handler() accepts, makes the
  *     socket non-blocking, and watches it for reading.
  *  2. The client's socket is readable: read_handler() appends what the kernel
- *     has to the query buffer, then process_query_buffer() parses and
- *     executes every complete command in it, in order.
- *  3. Commands append their replies to the output buffer, and the client
- *     joins the server's write queue. Once every ready client of this turn
- *     of the event loop has been read and served, write_queued_replies()
- *     writes each one's replies with one write() (flush_output()). Whatever
- *     the kernel does not take now is written when the socket becomes
- *     writable again.
+ *     has to the query buffer, and the client joins the server's run queue.
+ *  3. Once every ready socket of this turn of the event loop has been read,
+ *     end_of_turn() goes through the run queue: process_query_buffer()
+ *     parses and executes every complete command of each client, in order.
+ *     Commands append their replies to the output buffer, and the client
+ *     joins the write queue.
+ *  4. Then end_of_turn() writes each queued client's replies with one
+ *     write() (flush_output()). Whatever the kernel does not take now is
+ *     written when the socket becomes writable again.
  *
- * Why wait for the end of the turn instead of writing right after each
- * client's batch? A write on a local socket wakes the client process up if
- * it is asleep waiting for the reply, and on a busy server that wake-up is
- * a good part of the cost of a request. Written back to back, the replies
- * of one turn find the clients' process (redis-benchmark, say, which serves
- * 50 connections from one thread) already awake after the first one.
- * Redis does the same (handleClientsWithPendingWrites() in beforeSleep()).
- * Measured with redis-benchmark -c 50 -P 16: about 7% less server CPU time
- * per SET or GET.
+ * Why not run each client's commands as soon as they are read? Reading them
+ * all first lets the server ask the memory for every key of the turn at once
+ * (see "Prefetching" below) instead of waiting for one key after another.
+ *
+ * Why wait for the end of the turn to write, instead of writing right after
+ * each client's batch? A write on a local socket wakes the client process up
+ * if it is asleep waiting for the reply, and on a busy server that wake-up is
+ * a good part of the cost of a request. Written back to back, the replies of
+ * one turn find the clients' process (redis-benchmark, say, which serves 50
+ * connections from one thread) already awake after the first one. Redis does
+ * the same (handleClientsWithPendingWrites() in beforeSleep()). Measured with
+ * redis-benchmark -c 50 -P 16: about 7% less server CPU time per SET or GET.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "net.h"
@@ -48,7 +52,7 @@
  * under the limit: with a 64 KB chunk and a 32 KB limit, every read batch
  * allocated 64 KB and freed it again (measured: about 450 instructions per
  * request without pipelining). 16 KB is also what Redis reads at a time. */
-#define READ_CHUNK       (16 * 1024) /* bytes asked of the kernel per read() */
+#define READ_CHUNK       (16 * 1024) /* bytes asked of the kernel per recv() */
 #define IDLE_BUFFER_KEEP (32 * 1024) /* idle buffers above this are freed */
 #define ACCEPT_RETRY_MS  100         /* pause after running out of descriptors */
 #define LINGER_MS        2000        /* how long a closing client may keep sending */
@@ -58,7 +62,7 @@ static void read_handler(event_loop *el, int fd, void *data, int mask);
 static void write_handler(event_loop *el, int fd, void *data, int mask);
 static void accept_handler(event_loop *el, int fd, void *data, int mask);
 static void discard_handler(event_loop *el, int fd, void *data, int mask);
-static void write_queued_replies(event_loop *el, void *data);
+static void end_of_turn(event_loop *el, void *data);
 
 void net_set_keyspace(net_server *s, struct dict *keys) {
     s->keyspace = keys;
@@ -107,7 +111,7 @@ int net_listen(net_server *s, const char *addr, int port, char *err, size_t errl
     s->listen_fd = fd;
     s->port = port;
     el_watch(s->loop, fd, EL_READABLE, accept_handler, s);
-    el_set_after_events(s->loop, write_queued_replies, s);
+    el_set_after_events(s->loop, end_of_turn, s);
     return 0;
 }
 
@@ -173,8 +177,22 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask) {
 
 /* ==== Closing ==== */
 
+static void leave_run_queue(client *c) {
+    net_server *s = c->server;
+    client *before = NULL;
+    for (client *q = s->run_queue; q != c; q = q->next_run)
+        before = q;
+    if (before)
+        before->next_run = c->next_run;
+    else
+        s->run_queue = c->next_run;
+    if (s->run_queue_tail == c) s->run_queue_tail = before;
+    c->run_queued = 0;
+}
+
 void client_close(client *c) {
     net_server *s = c->server;
+    if (c->run_queued) leave_run_queue(c);
     if (c->write_queued) {
         client **link = &s->write_queue;
         while (*link != c)
@@ -252,7 +270,7 @@ static size_t pending_output(const client *c) {
  * (lingering after a protocol error). */
 static int flush_output(client *c) {
     while (pending_output(c) > 0) {
-        ssize_t n = write(c->fd, c->out.data + c->out_sent, pending_output(c));
+        ssize_t n = send(c->fd, c->out.data + c->out_sent, pending_output(c), MSG_NOSIGNAL);
         if (n > 0) {
             c->out_sent += (size_t)n;
         } else if (n == -1 && errno == EINTR) {
@@ -294,11 +312,9 @@ static void queue_write(client *c) {
     c->server->write_queue = c;
 }
 
-/* The event loop's after-events hook: write every queued client's replies.
- * flush_output() may close the client, so each is unlinked first. */
-static void write_queued_replies(event_loop *el, void *data) {
-    (void)el;
-    net_server *s = data;
+/* Write every queued client's replies. flush_output() may close the client,
+ * so each is unlinked first. */
+static void write_queued_replies(net_server *s) {
     while (s->write_queue) {
         client *c = s->write_queue;
         s->write_queue = c->next_write;
@@ -309,21 +325,32 @@ static void write_queued_replies(event_loop *el, void *data) {
 
 /* ==== Prefetching ====
  *
- * With pipelining, one read brings many commands (16 with redis-benchmark
- * -P 16), and each looks its key up in the keyspace. In a table of a
- * million keys the bucket and the entry are rarely in the CPU's caches, so
- * each lookup waits for memory twice, about 100 ns each time here, and the
- * lookups of a batch wait one after the other. So before running a batch we
- * peek at the keys it names (parser_peek_keys()), hash them, and ask for
- * their buckets, then for the first entry of each bucket's chain: the loads
- * overlap, and by the time the commands run, their keys are in the cache.
- * (Redis 8 prefetches the keys of a batch of commands too, in its I/O
- * threads. Measured here with GET and SET -P 16 over a 1,000,000-key
- * keyspace: a fifth less server CPU time per request.)
- * A command whose argv[1] is not a key costs one wasted prefetch. The look
- * ahead starts after the batch's first command has run, and only if more
- * bytes follow it: a lone command, no pipelining, costs nothing extra. */
-static void prefetch_keys(client *c) {
+ * Each command looks its key up in the keyspace. In a table of a million
+ * keys the bucket and the entry are rarely in the CPU's caches, so each
+ * lookup waits for memory twice, about 100 ns each time here, and lookups
+ * run one after the other wait one after the other. Asking for the memory
+ * ahead of time (a prefetch) lets those waits overlap. Two places give us
+ * that time:
+ *
+ *  - Across clients. Every client read in one turn of the event loop runs
+ *    at the end of it. When read_handler() has read a client's bytes, it
+ *    peeks at the first command's key (parser_peek_keys()), hashes it and
+ *    asks for its bucket; before the run queue runs, prefetch_run_queue()
+ *    asks for the first entry of each of those buckets. With 50 clients
+ *    that send one command at a time (no pipelining), a turn typically
+ *    holds several of them, and their keys arrive together.
+ *  - Within a pipelined batch. One read brings many commands (16 with
+ *    redis-benchmark -P 16). After the batch's first command has run, and
+ *    only if more bytes follow it, prefetch_batch_keys() peeks at the keys
+ *    of the next ones and asks for their buckets, then their entries.
+ *
+ * Redis 8 prefetches the keys of a batch of commands too, in its I/O
+ * threads. Measured here over a 1,000,000-key keyspace, 50 clients: with
+ * -P 16, a fifth less server CPU time per GET or SET (batches); without
+ * pipelining, see docs/benchmarks.md (across clients). A command whose
+ * argv[1] is not a key costs one wasted prefetch. */
+
+static void prefetch_batch_keys(client *c) {
     dict *keys = c->server->keyspace;
     if (keys == NULL) return;
     arg names[PREFETCH_MAX];
@@ -336,6 +363,23 @@ static void prefetch_keys(client *c) {
     }
     for (int i = 0; i < n; i++)
         dict_prefetch_entry(keys, hash[i]);
+}
+
+/* Just read: ask for the bucket of the first waiting command's key. */
+static void prefetch_first_bucket(client *c) {
+    dict *keys = c->server->keyspace;
+    arg name;
+    c->has_first_key =
+        keys != NULL && parser_peek_keys(&c->parser, c->query.data, c->query.len, &name, 1) == 1;
+    if (!c->has_first_key) return;
+    c->first_key_hash = dict_hash(name.ptr, name.len);
+    dict_prefetch_bucket(keys, c->first_key_hash);
+}
+
+/* About to run the queue: the buckets have arrived, ask for the entries. */
+static void prefetch_run_queue(net_server *s) {
+    for (client *c = s->run_queue; c; c = c->next_run)
+        if (c->has_first_key) dict_prefetch_entry(s->keyspace, c->first_key_hash);
 }
 
 /* ==== Reading and executing ==== */
@@ -365,7 +409,7 @@ static void process_query_buffer(client *c) {
         command_execute(c, p->argc, p->argv);
         c->server->total_commands++;
         if (!prefetched && p->pos < c->query.len) {
-            prefetch_keys(c); /* more commands follow: a pipelined batch */
+            prefetch_batch_keys(c); /* more commands follow: a pipelined batch */
             prefetched = 1;
         }
     }
@@ -375,20 +419,59 @@ static void process_query_buffer(client *c) {
     buf_shrink_if_idle(&c->query, IDLE_BUFFER_KEEP);
 }
 
+/* Run the client's commands at the end of this turn (see the top of the
+ * file). The queue is first in, first out: clients run in the order their
+ * sockets were read, as they would if each ran right away. */
+static void queue_run(client *c) {
+    net_server *s = c->server;
+    if (c->run_queued) return;
+    c->run_queued = 1;
+    c->next_run = NULL;
+    if (s->run_queue_tail)
+        s->run_queue_tail->next_run = c;
+    else
+        s->run_queue = c;
+    s->run_queue_tail = c;
+    prefetch_first_bucket(c);
+}
+
 static void read_handler(event_loop *el, int fd, void *data, int mask) {
     (void)el;
     (void)mask;
     client *c = data;
     buf_reserve(&c->query, READ_CHUNK);
-    ssize_t n = read(fd, c->query.data + c->query.len, c->query.cap - c->query.len);
+    ssize_t n = recv(fd, c->query.data + c->query.len, c->query.cap - c->query.len, 0);
     if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
         client_close(c); /* EOF or error: the client went away */
         return;
     }
     if (n < 0) return;
     c->query.len += (size_t)n;
-    process_query_buffer(c);
-    if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
+    queue_run(c);
+}
+
+/* Run every queued client's commands. A command may close another client
+ * of the queue (CLIENT KILL), and client_close() takes it out of the queue,
+ * so each client is unlinked before it runs. */
+static void run_queued_clients(net_server *s) {
+    if (s->keyspace) prefetch_run_queue(s);
+    while (s->run_queue) {
+        client *c = s->run_queue;
+        s->run_queue = c->next_run;
+        if (s->run_queue == NULL) s->run_queue_tail = NULL;
+        c->run_queued = 0;
+        process_query_buffer(c);
+        if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
+    }
+}
+
+/* The event loop's after-events hook: run what this turn read, then write
+ * what it answered. */
+static void end_of_turn(event_loop *el, void *data) {
+    (void)el;
+    net_server *s = data;
+    run_queued_clients(s);
+    write_queued_replies(s);
 }
 
 /* The socket can take more bytes: write, and if a paused reader's backlog

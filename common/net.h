@@ -35,6 +35,10 @@ typedef struct client {
     buffer out;                /* replies not yet written */
     size_t out_sent;           /* bytes at the front of `out` already written */
     int reading_paused;        /* output backlog too large: stop reading */
+    int run_queued;            /* in the server's list of clients to run this turn */
+    struct client *next_run;   /* next client in that list */
+    uint64_t first_key_hash;   /* hash of the first queued command's key, if any */
+    int has_first_key;         /* first_key_hash is set: its bucket was prefetched */
     int write_queued;          /* in the server's list of replies to write this turn */
     struct client *next_write; /* next client in that list */
     struct net_server *server; /* the server this client belongs to */
@@ -47,6 +51,8 @@ typedef struct net_server {
     int listen_fd;                  /* the listening socket, or -1 */
     int port;                       /* TCP port we listen on */
     client *clients;                /* all connected clients, newest first */
+    client *run_queue;              /* clients read this turn, their commands not yet run */
+    client *run_queue_tail;         /* where the next one joins (the queue is FIFO) */
     client *write_queue;            /* clients whose replies wait for the end of the turn */
     size_t client_count;            /* length of the list */
     uint64_t next_client_id;        /* id for the next accepted client */
@@ -66,10 +72,11 @@ typedef struct net_server {
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands);
 
-/* The hash table holding the keys, if the step has one. Before running a
- * pipelined batch of commands, the server prefetches their keys' buckets from
- * it (see "Prefetching" in net.c). Optional: without it nothing is
- * prefetched and nothing else changes. */
+/* The hash table holding the keys, if the step has one. Before running the
+ * commands read in one turn of the event loop, and before running a
+ * pipelined batch, the server prefetches their keys' buckets from it (see
+ * "Prefetching" in net.c). Optional: without it nothing is prefetched and
+ * nothing else changes. */
 void net_set_keyspace(net_server *s, struct dict *keys);
 
 /* Bind and listen on addr:port. On failure returns -1 and writes a

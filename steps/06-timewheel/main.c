@@ -238,7 +238,7 @@ static void install_signal_handlers(void) {
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* a vanished client is an error from write(), not a crash */
+    signal(SIGPIPE, SIG_IGN); /* a vanished client is an error, not a crash */
 }
 
 int main(int argc, char **argv) {
