@@ -706,6 +706,196 @@ START_TEST(test_empty_and_free) {
 }
 END_TEST
 
+/* ============================ Prefetching and hash tags ============================ */
+
+/* The entries in the order a safe iterator returns them: table by table,
+ * bucket by bucket, along each chain. Two equal layouts mean no entry was
+ * added, removed or moved (by a rehash step or otherwise). Returns how
+ * many entries were written to out (at most cap). */
+static size_t entry_layout(dict *d, dict_entry **out, size_t cap) {
+    dict_iter it;
+    dict_iter_init(&it, d);
+    size_t n = 0;
+    for (dict_entry *de; (de = dict_iter_next(&it)) != NULL && n < cap;)
+        out[n++] = de;
+    dict_iter_release(&it);
+    return n;
+}
+
+/* Prefetch the bucket and then the first entry for many hashes: those of
+ * keys [0, keys) (present and absent alike) and as many random ones, whose
+ * buckets are as likely to be empty as not. */
+static void prefetch_many(const dict *d, size_t keys) {
+    char key[32];
+    uint64_t rng = 7;
+    for (size_t i = 0; i < keys; i++) {
+        uint64_t hash = dict_hash(key, make_key(key, i));
+        dict_prefetch_bucket(d, hash);
+        dict_prefetch_entry(d, hash);
+        hash = splitmix64(&rng);
+        dict_prefetch_bucket(d, hash);
+        dict_prefetch_entry(d, hash);
+    }
+    dict_prefetch_bucket(d, 0);
+    dict_prefetch_entry(d, 0);
+    dict_prefetch_bucket(d, UINT64_MAX);
+    dict_prefetch_entry(d, UINT64_MAX);
+}
+
+/* Prefetch the hashes of the dict's keys [0, n), of n + 100 absent keys and
+ * of as many random values, then check that nothing changed: size, buckets, memory, rehashing state
+ * and the place of every entry; and that afterwards (lookups may step the rehash) every key is
+ * found with its value and the absent ones are not. */
+static void check_prefetch_changes_nothing(dict *d, size_t n) {
+    size_t size = dict_size(d), buckets = dict_bucket_count(d);
+    size_t memory = dict_memory_usage(d);
+    int rehashing = dict_is_rehashing(d);
+    dict_entry **before = malloc((n + 1) * sizeof(*before));
+    dict_entry **after = malloc((n + 1) * sizeof(*after));
+    size_t entries = entry_layout(d, before, n + 1);
+    ck_assert_uint_eq(entries, n);
+
+    prefetch_many(d, 2 * n + 100);
+
+    ck_assert_uint_eq(dict_size(d), size);
+    ck_assert_uint_eq(dict_bucket_count(d), buckets);
+    ck_assert_uint_eq(dict_memory_usage(d), memory);
+    ck_assert_int_eq(dict_is_rehashing(d), rehashing); /* no rehash step either */
+    ck_assert_uint_eq(entry_layout(d, after, n + 1), entries);
+    ck_assert_int_eq(memcmp(before, after, entries * sizeof(*before)), 0);
+    for (size_t i = 0; i < n; i++) {
+        dict_entry *de = find_key(d, i);
+        require(de != NULL && de->val == val_for(i), "key found after prefetching", i);
+    }
+    for (size_t i = n; i < 2 * n + 100; i++)
+        require(find_key(d, i) == NULL, "absent key still absent", i);
+    ck_assert_uint_eq(dict_size(d), size);
+    free(before);
+    free(after);
+}
+
+/* dict_prefetch_bucket() and dict_prefetch_entry() only warm the cache: they
+ * must change nothing and be safe whatever state the dict is in. An empty
+ * dict has only NULL buckets; mid-rehash, both tables are live and the
+ * buckets of table[0] below the rehash index are already NULL, so a version
+ * that looked only at table[0], or followed a NULL head, or did a rehash
+ * step, is caught here (the crash or the changed layout). */
+START_TEST(test_prefetch_changes_nothing) {
+    dict *d = dict_create(8);
+    check_prefetch_changes_nothing(d, 0); /* empty */
+
+    add_keys(d, 0, 1000);
+    finish_rehashing(d);
+    check_prefetch_changes_nothing(d, 1000); /* one table */
+
+    /* 4096 keys in 4096 buckets; the next add starts a grow, and some finds
+     * move part of table[0] over, so both tables hold entries. */
+    add_keys(d, 1000, 4096);
+    finish_rehashing(d);
+    add_keys(d, 4096, 4097);
+    for (size_t i = 0; i < 1000; i++)
+        find_key(d, i);
+    ck_assert(dict_is_rehashing(d));
+    check_prefetch_changes_nothing(d, 4097);
+    dict_free(d, NULL);
+}
+END_TEST
+
+/* The tag is the top 16 bits of the key's hash, as dict.c's hash_tag() takes
+ * it: the low bits would be useless, being the same for a whole chain. It is
+ * set when the entry is made and must survive the moves of several grows. */
+START_TEST(test_hash_tag_is_top_16_bits) {
+    dict *d = dict_create(16);
+    ck_assert_ptr_nonnull(dict_add(d, "", 0, NULL));
+    ck_assert_uint_eq(dict_find(d, "", 0)->hash_tag, (uint16_t)(dict_hash("", 0) >> 48));
+    dict_delete(d, "", 0, NULL);
+
+    add_keys(d, 0, 5000);
+    finish_rehashing(d);
+    int tags_differ_from_low_bits = 0;
+    char key[32];
+    for (size_t i = 0; i < 5000; i++) {
+        size_t len = make_key(key, i);
+        uint64_t hash = dict_hash(key, len);
+        dict_entry *de = dict_find(d, key, len);
+        require(de != NULL && de->hash_tag == (uint16_t)(hash >> 48), "tag = top 16 bits", i);
+        tags_differ_from_low_bits |= de->hash_tag != (uint16_t)hash;
+    }
+    ck_assert(tags_differ_from_low_bits); /* so the test tells the top from the bottom */
+    dict_free(d, NULL);
+}
+END_TEST
+
+/* Keys "key:10" to "key:41": 32 keys of 6 bytes, few enough that the table
+ * is small and chains are common. */
+#define SHARED_FIRST 10
+#define SHARED_LAST  42
+
+/* A lookup walks a chain comparing tags, then lengths, then key bytes; the
+ * tag only rules entries out. Two different keys in one bucket must both be
+ * found, each with its own value; and an absent key with the same bucket,
+ * the same tag and the same length as a present one must not be taken for
+ * it (a lookup that trusted the tag would). Such a key is found by trying
+ * "p00000", "p00001", ... under the fixed test seed: with 32 keys in 32
+ * buckets and 65,536 tags, about one try in 65,536 matches some key, and
+ * the search gives up after 16 times that. Adding it then makes a
+ * chain of two same-tag entries, which must stay apart through the grow
+ * that the add sets off. */
+START_TEST(test_same_bucket_keys_are_told_apart) {
+    dict *d = dict_create(0);
+    add_keys(d, SHARED_FIRST, SHARED_LAST);
+    finish_rehashing(d);
+    uint64_t mask = dict_bucket_count(d) - 1;
+    char key[32], other[32];
+
+    /* Two present keys in one bucket whose full hashes differ. */
+    int pairs = 0;
+    for (size_t i = SHARED_FIRST; i < SHARED_LAST; i++) {
+        for (size_t j = i + 1; j < SHARED_LAST; j++) {
+            uint64_t hi = dict_hash(key, make_key(key, i));
+            uint64_t hj = dict_hash(other, make_key(other, j));
+            if ((hi & mask) != (hj & mask)) continue;
+            ck_assert_uint_ne(hi, hj);
+            ck_assert_ptr_eq(find_key(d, i)->val, val_for(i));
+            ck_assert_ptr_eq(find_key(d, j)->val, val_for(j));
+            pairs++;
+        }
+    }
+    ck_assert_int_gt(pairs, 0);
+    for (size_t i = 0; i < 10000; i++)
+        if (i < SHARED_FIRST || i >= SHARED_LAST)
+            require(find_key(d, i) == NULL, "absent key not found", i);
+
+    /* An absent key that only the key bytes tell from a present one. */
+    uint64_t present[SHARED_LAST];
+    for (size_t i = SHARED_FIRST; i < SHARED_LAST; i++)
+        present[i] = dict_hash(key, make_key(key, i));
+    size_t twin = 0, probe;
+    for (probe = 0; probe < 0x100000 && twin == 0; probe++) {
+        uint64_t h = dict_hash(other, (size_t)snprintf(other, sizeof(other), "p%05zx", probe));
+        for (size_t i = SHARED_FIRST; i < SHARED_LAST && twin == 0; i++)
+            if ((present[i] & mask) == (h & mask) && present[i] >> 48 == h >> 48) twin = i;
+    }
+    ck_assert_msg(twin != 0, "no key shares a bucket and a tag with a present one");
+    size_t len = (size_t)snprintf(other, sizeof(other), "p%05zx", probe - 1);
+    ck_assert_uint_eq(len, make_key(key, twin));
+    ck_assert_ptr_null(dict_find(d, other, len));
+    int found = 1;
+    ck_assert_ptr_null(dict_delete(d, other, len, &found));
+    ck_assert_int_eq(found, 0);
+    ck_assert_uint_eq(dict_size(d), SHARED_LAST - SHARED_FIRST);
+
+    /* Added, it is a new key, not a duplicate of its twin. */
+    ck_assert_ptr_nonnull(dict_add(d, other, len, val_for(0)));
+    finish_rehashing(d);
+    ck_assert_ptr_eq(dict_find(d, other, len)->val, val_for(0));
+    for (size_t i = SHARED_FIRST; i < SHARED_LAST; i++)
+        ck_assert_ptr_eq(find_key(d, i)->val, val_for(i));
+    ck_assert_uint_eq(dict_size(d), SHARED_LAST - SHARED_FIRST + 1);
+    dict_free(d, NULL);
+}
+END_TEST
+
 /* ============================ Runner ============================ */
 
 static Suite *dict_suite(void) {
@@ -738,6 +928,13 @@ static Suite *dict_suite(void) {
     tcase_add_test(sampling, test_scan_across_shrink);
     tcase_add_test(sampling, test_scan_callback_deletes);
     suite_add_tcase(s, sampling);
+
+    TCase *lookup = tcase_create("prefetch and hash tags");
+    tcase_add_checked_fixture(lookup, use_test_seed, NULL);
+    tcase_add_test(lookup, test_prefetch_changes_nothing);
+    tcase_add_test(lookup, test_hash_tag_is_top_16_bits);
+    tcase_add_test(lookup, test_same_bucket_keys_are_told_apart);
+    suite_add_tcase(s, lookup);
     return s;
 }
 
