@@ -478,8 +478,11 @@ dict_entry *dict_add(dict *d, const char *key, size_t len, void *val) {
 #define PREFETCH(addr) ((void)(addr))
 #endif
 
-/* A key can be in either table during a rehash: prefetch in both. */
+/* A key can be in either table during a rehash: prefetch in both. A dict
+ * that never held a key has no table yet (size 0, buckets NULL): there is
+ * nothing to fetch, and even computing &buckets[i] would be undefined. */
 void dict_prefetch_bucket(const dict *d, uint64_t hash) {
+    if (d->table[0].size == 0) return;
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];
         PREFETCH(&t->buckets[hash & (t->size - 1)]);
@@ -487,6 +490,7 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash) {
 }
 
 void dict_prefetch_entry(const dict *d, uint64_t hash) {
+    if (d->table[0].size == 0) return;
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];
         const dict_entry *de = t->buckets[hash & (t->size - 1)];
