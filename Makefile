@@ -89,8 +89,17 @@ run: $(BUILD)/$(RUN_STEP)/server
 # ---- Testing ---------------------------------------------------------------
 # tests/run.sh does the work and prints the summary line; see its header.
 export STEP SERVER
-test: check-deps all $(UNIT_BINS) $(BUILD)/tools/print_fsm
-	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" bash tests/run.sh
+test: check-deps all $(UNIT_BINS) $(BUILD)/tools/print_fsm poll-servers
+	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" \
+	  POLL_BUILD=build/poll POLL_STEPS="$(POLL_STEPS)" bash tests/run.sh
+
+# The poll() back end (POLL=1), which stands in for epoll off Linux: make
+# test also builds step 01 and the newest step with it, and runs their
+# suites against those builds.
+POLL_STEPS := $(firstword $(STEPS)) $(NEWEST)
+.PHONY: poll-servers
+poll-servers:
+	@$(MAKE) --no-print-directory POLL=1 BUILD=build/poll $(foreach s,$(POLL_STEPS),build/poll/$(s)/server)
 
 unit: check-deps $(UNIT_BINS)
 	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" ONLY_UNIT=1 bash tests/run.sh

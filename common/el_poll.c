@@ -14,10 +14,11 @@
 struct el_backend {
     struct pollfd *fds; /* watched descriptors, dense */
     int count;          /* entries in use in fds */
-    int cap;            /* entries allocated in fds and fired */
+    int cap;            /* entries allocated in fds */
     int *slot_of;       /* fd -> index in fds, or -1 */
     int slot_cap;       /* entries allocated in slot_of */
     el_fired *fired;    /* results of the last wait */
+    int fired_cap;      /* entries allocated in fired */
 };
 
 el_backend *backend_create(void) {
@@ -65,7 +66,6 @@ int backend_update(el_backend *b, int fd, int old_mask, int new_mask) {
         if (b->count == b->cap) {
             b->cap = b->cap ? b->cap * 2 : 64;
             b->fds = mem_realloc(b->fds, sizeof(struct pollfd) * (size_t)b->cap);
-            b->fired = mem_realloc(b->fired, sizeof(el_fired) * (size_t)b->cap);
         }
         slot = b->count++;
         b->slot_of[fd] = slot;
@@ -75,7 +75,15 @@ int backend_update(el_backend *b, int fd, int old_mask, int new_mask) {
     return 0;
 }
 
+/* The fired array grows here, never in backend_update(): the loop walks the
+ * array of the last wait while its handlers run, and a handler that accepts
+ * clients adds descriptors. Moving the array under the loop's feet would
+ * make it read freed memory (it did, with a hundred connections or so). */
 int backend_wait(el_backend *b, int timeout_ms, el_fired **fired) {
+    if (b->fired_cap < b->count) {
+        b->fired_cap = b->cap;
+        b->fired = mem_realloc(b->fired, sizeof(el_fired) * (size_t)b->fired_cap);
+    }
     int ready = poll(b->fds, (nfds_t)b->count, timeout_ms);
     int n = 0;
     for (int i = 0; ready > 0 && i < b->count; i++) {

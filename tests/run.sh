@@ -11,6 +11,8 @@
 #   VALGRIND=1  servers and unit tests under memcheck
 #   NO_REFERENCE=1  skip the reference run against a real redis-server
 #   ONLY_UNIT=1     unit tests only
+#   POLL_BUILD, POLL_STEPS  (optional) where servers built with the poll()
+#               back end are, and which steps: their suites run too
 set -u
 cd "$(dirname "$0")/.."
 
@@ -53,9 +55,9 @@ run_unit() {
 
 # ---- Black-box suites ---------------------------------------------------------
 # bats --tap prints "ok N name", "ok N name # skip why" or "not ok N name".
-run_suite() {
+run_suite() { # run_suite SERVER SUITE LABEL [STEP]: STEP is the server's step, if not LABEL
   local server=$1 suite=$2 label=$3 out status own=0
-  [ "$suite" = "$label" ] && own=1 # the suite of the step being tested
+  [ "$suite" = "${4:-$label}" ] && own=1 # the suite of the step being tested
   out=$(SERVER="$server" SUITE_IS_SERVER_STEP=$own bats --tap "tests/$suite" 2>&1); status=$?
   local ok notok skip
   ok=$(grep -cE '^ok [0-9]+' <<<"$out")
@@ -189,6 +191,18 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     for s in $target_steps; do
       for suite in $(suites_up_to "$s"); do run_suite "$(pwd)/$BUILD/$s/server" "$suite" "$s"; done
     done
+    # The same suites against the poll() back end (make test builds it for
+    # step 01 and the newest step), which takes epoll's place off Linux.
+    if [ -z "${STEP:-}" ] && [ -n "${POLL_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+      for s in ${POLL_STEPS:-}; do
+        for suite in $(suites_up_to "$s"); do
+          run_suite "$(pwd)/$POLL_BUILD/$s/server" "$suite" "$s (poll)" "$s"
+        done
+      done
+      # Thousands of connections come and go there: poll()'s arrays grow.
+      newest=${STEPS##* }
+      [ -x "$POLL_BUILD/$newest/server" ] && run_suite "$(pwd)/$POLL_BUILD/$newest/server" hostile "$newest (poll)" "$newest"
+    fi
     # Hostile and unlucky clients, against the newest step.
     if [ -z "${STEP:-}" ]; then
       newest=${STEPS##* }
