@@ -14,6 +14,11 @@
 # the value and deletes the key. SET must still refuse PERSIST, and the
 # chapter's SET suite must still pass: one table, two vocabularies.
 #
+# GETEX behaves as chapter 04's exercise 3 asked: that grader runs first,
+# whole, against this server. The tests below are what the state machine
+# adds to it: option words in any case, the grammar of the whole list
+# before any number or key, and SET left as it was.
+#
 # Run it: make exercise STEP=07 EX=3 [SERVER=path]
 # reference: redis-server (tests/exercises/check.sh runs it against a real Redis)
 
@@ -24,115 +29,31 @@ teardown_file() { stop_server; }
 
 r() { rcli --no-raw "$@"; }
 
-@test "GETEX without an option answers the value and leaves the TTL alone" {
-  rcli set "$(key plain)" v
-  run raw --expect 7 -- GETEX "$(key plain)"
-  [ "$output" = "$(printf '$1\r\nv\r\n')" ]
-  run r ttl "$(key plain)"
-  [ "$output" = "(integer) -1" ]
-  rcli set "$(key ttl)" v ex 50
-  run rcli getex "$(key ttl)"
-  [ "$output" = "v" ]
-  run r ttl "$(key ttl)"
-  [ "$output" = "(integer) 50" ]
+@test "chapter 04's GETEX grader passes against this server" {
+  run bats --tap "$BATS_TEST_DIRNAME/../04-expiry-lazy/ex3.bats"
+  echo "$output" | grep -v '^ok '
+  [ "$status" -eq 0 ]
 }
 
-@test "GETEX EX and PX set a TTL relative to now, in any case" {
+@test "option words are read in any case" {
   rcli set "$(key)" v
   run rcli getex "$(key)" eX 100
   [ "$output" = "v" ]
   run r ttl "$(key)"
   [ "$output" = "(integer) 100" ]
-  run rcli getex "$(key)" px 50000
-  [ "$output" = "v" ]
-  run rcli pttl "$(key)"
-  [ "$output" -gt 48000 ]
-  [ "$output" -le 50000 ]
-}
-
-@test "GETEX EXAT and PXAT set an absolute expire time" {
-  rcli set "$(key)" v
-  at=$(($(date +%s) + 1000))
-  run rcli getex "$(key)" exat "$at"
-  [ "$output" = "v" ]
-  run r expiretime "$(key)"
-  [ "$output" = "(integer) $at" ]
-  run rcli getex "$(key)" PXAT "${at}123"
-  [ "$output" = "v" ]
-  run r pexpiretime "$(key)"
-  [ "$output" = "(integer) ${at}123" ]
-}
-
-@test "GETEX PERSIST answers the value and removes the TTL" {
-  rcli set "$(key)" v ex 100
   run rcli getex "$(key)" Persist
   [ "$output" = "v" ]
   run r ttl "$(key)"
   [ "$output" = "(integer) -1" ]
-}
-
-@test "GETEX k PX 100: the key is gone after its time" {
-  rcli set "$(key)" v
-  rcli getex "$(key)" px 100
-  sleep 0.3
-  run r get "$(key)"
-  [ "$output" = "(nil)" ]
-}
-
-@test "GETEX k EXAT 1 and PXAT 1000 answer the value and delete the key" {
-  rcli set "$(key)" v
-  run rcli getex "$(key)" EXAT 1
-  [ "$output" = "v" ]
-  run r exists "$(key)"
-  [ "$output" = "(integer) 0" ]
-  rcli set "$(key)" v
-  run rcli getex "$(key)" pxat 1000
+  run rcli getex "$(key)" pXaT 1000
   [ "$output" = "v" ]
   run r exists "$(key)"
   [ "$output" = "(integer) 0" ]
 }
 
-@test "a missing key is nil before the number is checked" {
-  run raw --expect 5 -- GETEX "$(key nosuch)" EX 0
-  [ "$output" = "$(printf '$-1\r\n')" ]
-  run r getex "$(key nosuch)" EX abc
-  [ "$output" = "(nil)" ]
+@test "a missing key is nil, even with a deadline long past" {
   run r getex "$(key nosuch)" PXAT -1
   [ "$output" = "(nil)" ]
-  run r getex "$(key nosuch)"
-  [ "$output" = "(nil)" ]
-}
-
-@test "an expired key is nil" {
-  rcli set "$(key)" v px 100
-  sleep 0.3
-  run r getex "$(key)" ex 100
-  [ "$output" = "(nil)" ]
-  run r exists "$(key)"
-  [ "$output" = "(integer) 0" ]
-}
-
-@test "on an existing key, zero or less is an invalid expire time, and nothing changes" {
-  rcli set "$(key)" v ex 100
-  for opt in "EX 0" "EX -1" "PX 0" "EXAT 0" "PXAT -5"; do
-    run rcli getex "$(key)" $opt
-    [ "$output" = "ERR invalid expire time in 'getex' command" ] ||
-      { echo "GETEX k $opt: $output"; return 1; }
-  done
-  run r ttl "$(key)"
-  [ "$output" = "(integer) 100" ]
-}
-
-@test "a number that overflows is an invalid expire time; PXAT LLONG_MAX is valid" {
-  rcli set "$(key)" v
-  for opt in "EX 9223372036854775807" "PX 9223372036854775807" "EXAT 9223372036854775807"; do
-    run rcli getex "$(key)" $opt
-    [ "$output" = "ERR invalid expire time in 'getex' command" ]
-  done
-  run rcli getex "$(key)" PXAT 9223372036854775807
-  [ "$output" = "v" ]
-  run r pexpiretime "$(key)"
-  [ "$output" = "(integer) 9223372036854775807" ]
 }
 
 @test "a number that is not an integer is ERR value is not an integer, even an option word after EX" {
@@ -167,20 +88,12 @@ r() { rcli --no-raw "$@"; }
   [ "$output" = "ERR syntax error" ]
 }
 
-@test "the same option twice is allowed, and the last one wins" {
+@test "the same option twice: the last number wins, whatever the first one was" {
   rcli set "$(key)" v
-  run rcli getex "$(key)" EX 10 ex 20
-  [ "$output" = "v" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) 20" ]
   run rcli getex "$(key)" EX abc EX 30
   [ "$output" = "v" ]
   run r ttl "$(key)"
   [ "$output" = "(integer) 30" ]
-  run rcli getex "$(key)" PERSIST persist
-  [ "$output" = "v" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -1" ]
 }
 
 @test "SET still refuses GETEX's PERSIST" {
@@ -190,11 +103,6 @@ r() { rcli --no-raw "$@"; }
   run rcli set "$(key)" w EX 10 PERSIST
   [ "$output" = "ERR syntax error" ]
   [ "$(rcli get "$(key)")" = "v" ]
-}
-
-@test "GETEX needs a key" {
-  run rcli getex
-  [ "$output" = "ERR wrong number of arguments for 'getex' command" ]
 }
 
 @test "the rest of SET is unchanged: chapter 07's SET suite passes" {
