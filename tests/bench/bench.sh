@@ -28,6 +28,9 @@
 #            and expiry, 2,000 commands under callgrind. Its report goes to
 #            build/bench/benchmarks.md unless OUT is set.
 #   OUT      the report [docs/benchmarks.md]
+#   BENCH_PIN=0  leave the throughput runs to the scheduler instead of
+#            giving the servers one CPU and redis-benchmark the others
+#            (pin_cpus in lib.sh)
 set -u
 cd "$(dirname "$0")/../.."
 . tests/bench/lib.sh

@@ -128,8 +128,17 @@ def machine():
         ("redis-benchmark", sh("redis-benchmark --version")),
         ("compiler", sh("cc --version | head -1")),
         ("build", f"{BENCH_BUILD}/NN-name/server, CFLAGS=\"-O2 -g -DNDEBUG\" plus the Makefile's warnings"),
-        ("clock ticks per second (CPU time resolution)", sh("getconf CLK_TCK")),
+        ("CPU time", "per thread, in ns, from /proc/PID/task/*/schedstat"),
+        ("CPU pinning (throughput part)", pinning()),
     ]
+
+
+def pinning():
+    path = os.path.join(RESULTS, "throughput-pinning.txt")
+    if not os.path.exists(path):
+        return "-"
+    with open(path) as f:
+        return f.read().strip()
 
 
 # ============================ Throughput and CPU ============================
@@ -188,8 +197,9 @@ def throughput_section(md, summary):
               ", ".join(f"{t.upper().replace('_MBULK', '')} -P {p}" for t, p in tests) +
               ". GET runs after SET on the same server, so it finds the keys the SETs before it wrote: "
               + hit_rates(requests) + "\n")
-    md.append("**CPU/req** is the server's user + system CPU time over the run (from /proc/PID/stat, "
-              "read just before and after redis-benchmark) divided by the requests, in microseconds. "
+    md.append("**CPU/req** is the server's user + system CPU time over the run (the kernel's exact "
+              "count of the time its threads spent running, from /proc/PID/task/*/schedstat, read just "
+              "before and after redis-benchmark) divided by the requests, in microseconds. "
               "**Redis ÷ step** is Redis's CPU per request divided by the step's: above 1, the step spends "
               "less CPU per request than Redis. **tput vs Redis** is the step's requests per second "
               "divided by Redis's. Both ratios are medians of the per-round ratios (each round's run "
@@ -484,7 +494,7 @@ one line per step's main.c:
    and 07 sit after the 24-byte timing-wheel link, on another cache line
    (a few percent); and before a pipelined batch runs, the keys it names are hashed
    and their buckets and first entries prefetched, so the batch's memory loads
-   overlap instead of following each other (net.c `prefetch_keys()`,
+   overlap instead of following each other (net.c `prefetch_batch_keys()`,
    resp.c `parser_peek_keys()`, dict.c `dict_prefetch_bucket()`; each step's
    main.c hands its keyspace to `net_set_keyspace()`): about 20% less CPU per
    request for SET and GET with `-P 16`. The prefetch costs about 200
@@ -505,6 +515,42 @@ one line per step's main.c:
    budget: 27 ms, as Redis's (53 to 60 ms here). The SET and GET figures did
    not move: small blocks still go through glibc's per-thread cache first.
 
+Later, for the figures without pipelining, where SET was at 1.05x to 1.13x
+from one full run to the next against the 1.1x target:
+
+9. **Keys prefetched across clients** (net.c). Without pipelining each read
+   brings one command, so the batch prefetch of item 6 never ran, and each
+   command waited for its bucket, entry and value in turn: perf put 40% of
+   the server's user time in `lookup()`. Now a turn of the event loop reads
+   every ready client first, prefetching the bucket of each one's first key,
+   then prefetches the entries and runs the commands, in the order the
+   clients were read. Server user time per request, 50 clients, 1,000,000
+   keys loaded beforehand, medians of 8 rounds: SET 1.50 -> 1.15 µs, GET
+   1.43 -> 1.08 µs. Its cost is a look-ahead and a second hash per command:
+   callgrind's count per command without pipelining went from 995 to 1,218
+   for PING, which has no key, and from 1,544 to 1,997 for GET; they pay off
+   only when the keys are not in the cache.
+   Prefetching the value too, a third pass, made no difference measurable
+   here and was left out.
+10. **`recv()` and `send()` instead of `read()` and `write()`** (net.c): on a
+   socket they reach the same code without going through the file layer
+   first. Measured alone, a `recv()` that finds nothing costs about 330 ns
+   here and a `read()` about 370; a request makes two such calls.
+11. **Step 07's SET looked its key up twice** (keyspace.c): once to check its
+   conditions, once to write. Now `set_command()` looks first only when an
+   option needs the key as it is (a condition, GET, KEEPTTL, a deadline
+   already past); a plain SET looks once. With items 9 and 11 together,
+   SET without pipelining went from 2,258 to 2,574 instructions, where item
+   9 alone adds about 450.
+12. **How CPU time is measured** (lib.sh, throughput.sh). The servers now run
+   on one CPU and redis-benchmark on the other (`taskset`), and CPU time is
+   the kernel's exact count (`/proc/PID/task/*/schedstat`) instead of utime
+   and stime in 10 ms ticks. Left to the scheduler, client and server
+   sometimes shared a CPU and sometimes not: Redis's own CPU time per
+   request moved by ±7 to ±16% over the 5 rounds of a test (the spread
+   column, in the report before); pinned, by ±3 to ±10%. Every server,
+   Redis too, runs the same way.
+
 Before and after, step 07, on this machine (medians of 3 interleaved rounds,
 CPU time per request, µs, and the ratio to Redis measured in the same rounds):
 
@@ -517,24 +563,26 @@ CPU time per request, µs, and the ratio to Redis measured in the same rounds):
 | instructions per PING / SET / GET, no pipelining | 1,591 / 3,722 / 2,700 | 995 / 2,258 / 1,544 |
 | instructions per PING / SET / GET, -P 16 | 601 / 2,619 / 1,685 | 540 / 2,035 / 1,306 |
 
-**What limits the figures without pipelining.** About 85% of the server's CPU
-time per request is the kernel's: a read, a write (which, on a local socket,
-also runs the client's side of TCP and wakes it up) and a share of an
-epoll_wait and of the sleeps in it. Redis pays the same. So even step 01,
-which only answers PING, uses only 1.06x to 1.13x less CPU per request than
-Redis does for PING (the range over the full runs made while writing this);
-SET and GET reach about the same ratio, between 1.05x and 1.15x from one full
-run to the next, so the 1.1x target without pipelining is met or missed by
-the noise of the machine, not by the code. Of the user-space time that is
-left, most is a key lookup in a table far larger than the caches, which a
-single command cannot overlap with anything. With `-P 16` the kernel's share
-is divided by 16, and PING is again the floor: about 1.4x.
+**What limits the figures without pipelining.** Most of a request's CPU
+time is the kernel's: a `recv()`, a `send()` (which, on a local socket, also
+runs the client's side of TCP and wakes it up) and a share of an epoll_wait
+and of the sleeps in it. Redis pays the same. Measured alone on this
+machine, a 5-byte write and the read that takes it cost about 6.8 µs
+together, out of the 7.5 to 9 µs a request costs either server; Redis's
+user-space time is about 2 µs of it, ours about 1. That sets a ceiling: a
+server whose own work cost nothing would use about 1.3x less CPU per request
+than Redis. PING, which looks nothing up, gets 1.08x to 1.13x (steps 01 to
+07). SET and GET, which also look a key up in a table much larger than the
+caches, got between 1.05x and 1.18x from step to step and from one full run
+to the next while this was written: the 1.1x target sits inside the spread
+of the machine, met in most runs and missed in some. With
+`-P 16` the kernel's share is divided by 16, and PING is again the floor:
+about 1.35x.
 
-**Left as it is.** Step 07's SET looks its key up twice (once to check its
-conditions, once to write; the second is in the cache by then); values are a
-second allocation next to the entry; glibc's malloc is slower than Redis's
-jemalloc for the small blocks a key needs. None of these is needed for the
-targets.
+**Left as it is.** Values are a second allocation next to the entry; a
+command's key is hashed twice when it was prefetched (once to prefetch, once
+to look it up); glibc's malloc is slower than Redis's jemalloc for the small
+blocks a key needs. None of these is needed for the targets.
 """
 
 
@@ -546,8 +594,9 @@ def main():
     md = ["# Benchmarks\n",
           "Generated by `make bench` (tests/bench/bench.sh, tests/bench/report.py); do not edit by hand.\n",
           "**These numbers come from a shared 2-core virtual machine**, on which other test runs were "
-          "going on at the same time, and on which the benchmark client shares the two cores with the "
-          "server. Throughput moves by ±15% from one run to the next, even for Redis against itself; "
+          "going on at the same time. For the throughput runs the servers have one CPU and the benchmark "
+          "client the other (see the machine table), so that they do not take turns on one. Throughput "
+          "still moves by several percent from one run to the next, even for Redis against itself; "
           "server CPU time per request moves much less, and callgrind's instruction counts hardly at "
           "all. Compare servers within one report, not across reports.\n",
           "## How to read this\n",

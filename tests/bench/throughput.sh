@@ -16,8 +16,10 @@
 # in turn (SET without pipelining on Redis, 02, ..., 07, then GET, and so
 # on), so that whatever else the machine is doing hits all servers alike.
 # For each run it records redis-benchmark's throughput and the server's CPU
-# time (utime + stime from /proc/PID/stat, read just before and just after
-# the run) divided by the requests.
+# time (the kernel's exact count, from /proc/PID/task/*/schedstat, read just
+# before and just after the run: see cpu_ns in lib.sh) divided by the
+# requests. The servers run on one CPU and redis-benchmark on the others
+# (pin_cpus in lib.sh), so that they do not take turns on the same one.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/bench/lib.sh
@@ -27,8 +29,10 @@ ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
 KEYSPACE=${KEYSPACE:-1000000}
 SERVERS=${SERVERS:-"redis 02 03 04 05 06 07"}
 PING_SERVERS=${PING_SERVERS:-"redis 01 02 03 04 05 06 07"}
-HZ=$(getconf CLK_TCK)
 out=$RESULTS/throughput.tsv
+pin_cpus
+SERVER_WRAPPER=$SERVER_PIN
+echo "$PIN_NOTE" >"$RESULTS/throughput-pinning.txt"
 
 # The tests, in the order they run in every round: "test pipeline". GET runs
 # after SET on the same server, so it finds the keys SET wrote.
@@ -37,11 +41,11 @@ TESTS=("set 1" "get 1" "set 16" "get 16" "ping_mbulk 1" "ping_mbulk 16")
 bench_cmd() { # test pipeline port -> the redis-benchmark command line
   local n=$N
   [ "$2" -gt 1 ] && n=$NP
-  echo "redis-benchmark -h 127.0.0.1 -p $3 -c $CLIENTS -n $n -r $KEYSPACE -P $2 -t $1 --csv"
+  echo "$CLIENT_PIN${CLIENT_PIN:+ }redis-benchmark -h 127.0.0.1 -p $3 -c $CLIENTS -n $n -r $KEYSPACE -P $2 -t $1 --csv"
 }
 bench_cmd "TEST" 1 PORT | sed 's/-P 1 /-P 1 (or 16, with -n NP) /' >"$RESULTS/throughput-command.txt"
 
-printf 'round\tserver\ttest\tpipeline\trequests\trps\tcpu_ticks\tclk_tck\tcpu_us_per_req\tp50_ms\tp99_ms\n' >"$out"
+printf 'round\tserver\ttest\tpipeline\trequests\trps\tcpu_ns\tcpu_us_per_req\tp50_ms\tp99_ms\n' >"$out"
 all=$(printf '%s\n' $SERVERS $PING_SERVERS | awk '!seen[$0]++' | tr '\n' ' ')
 
 for round in $(seq 1 "$ROUNDS"); do
@@ -61,24 +65,24 @@ for round in $(seq 1 "$ROUNDS"); do
       [ "$pipeline" -gt 1 ] && n=$NP
       p=${pid[$s]}
       if ! kill -0 "$p" 2>/dev/null; then
-        printf '%s\t%s\t%s\t%s\t%s\tNA\tNA\t%s\tNA\tNA\tNA\n' "$round" "$s" "$test" "$pipeline" "$n" "$HZ" >>"$out"
+        printf '%s\t%s\t%s\t%s\t%s\tNA\tNA\tNA\tNA\tNA\n' "$round" "$s" "$test" "$pipeline" "$n" >>"$out"
         echo "round $round: server $s is gone" >&2
         continue
       fi
-      c0=$(cpu_ticks "$p")
+      c0=$(cpu_ns "$p")
       csv=$(timeout 900 $(bench_cmd "$test" "$pipeline" "${port[$s]}") 2>/dev/null)
-      c1=$(cpu_ticks "$p" 2>/dev/null || echo NA)
+      c1=$(cpu_ns "$p" 2>/dev/null || echo NA)
       # --csv: a header, then "TEST","rps","avg","min","p50","p95","p99","max".
       line=$(printf '%s\n' "$csv" | tr -d '"' | awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { print $2, $5, $7; exit }')
       read -r rps p50 p99 <<<"${line:-NA NA NA}"
       if [ "$c1" = NA ] || [ "$rps" = NA ]; then
-        ticks=NA per=NA
+        ns=NA per=NA
       else
-        ticks=$((c1 - c0))
-        per=$(awk -v t="$ticks" -v hz="$HZ" -v n="$n" 'BEGIN { printf "%.4f", t / hz * 1e6 / n }')
+        ns=$((c1 - c0))
+        per=$(awk -v t="$ns" -v n="$n" 'BEGIN { printf "%.4f", t / 1e3 / n }')
       fi
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$test" "$pipeline" "$n" \
-        "$rps" "$ticks" "$HZ" "$per" "$p50" "$p99" >>"$out"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$s" "$test" "$pipeline" "$n" \
+        "$rps" "$ns" "$per" "$p50" "$p99" >>"$out"
       printf '  round %s  %-10s -P %-2s  %-6s %12s req/s  %8s us CPU/req\n' "$round" "$test" \
         "$pipeline" "$s" "$rps" "$per"
     done
