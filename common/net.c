@@ -63,6 +63,7 @@ static void write_handler(event_loop *el, int fd, void *data, int mask);
 static void accept_handler(event_loop *el, int fd, void *data, int mask);
 static void discard_handler(event_loop *el, int fd, void *data, int mask);
 static void end_of_turn(event_loop *el, void *data);
+static void client_free(client *c);
 
 void net_set_keyspace(net_server *s, struct dict *keys) {
     s->keyspace = keys;
@@ -202,6 +203,13 @@ void client_close(client *c) {
     if (c->linger_timer) el_del_timer(s->loop, c->linger_timer);
     el_unwatch(s->loop, c->fd, EL_READABLE | EL_WRITABLE);
     close(c->fd);
+    client_free(c);
+}
+
+/* Take the client out of the server's list and free it: all that is left
+ * to do once its socket is closed, or for a client that never had one. */
+static void client_free(client *c) {
+    net_server *s = c->server;
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -213,6 +221,14 @@ void client_close(client *c) {
     parser_free(&c->parser);
     mem_free(c->name);
     mem_free(c);
+}
+
+client *net_detached_client_create(net_server *s) {
+    return client_create(s, -1);
+}
+
+void net_detached_client_free(client *c) {
+    client_free(c);
 }
 
 void net_shutdown(net_server *s) {

@@ -89,4 +89,10 @@ void net_shutdown(net_server *s);
 /* Close one client now (its pending output is dropped). */
 void client_close(client *c);
 
+/* A client with no socket (fd -1), on the server's client list, for running
+ * commands without the event loop (tests/fuzz/fuzz_commands.c). Free it with
+ * net_detached_client_free(), not client_close(). */
+client *net_detached_client_create(net_server *s);
+void net_detached_client_free(client *c);
+
 #endif

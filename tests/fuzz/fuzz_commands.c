@@ -113,42 +113,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-/* A client as net.c's client_create() makes one, without a socket: fd -1, in
- * the server's client list (INFO counts it). */
-static client *fake_client_create(void) {
-    net_server *s = &server.net;
-    client *c = mem_calloc(1, sizeof(*c));
-    c->fd = -1;
-    c->id = s->next_client_id++;
-    c->proto = 2;
-    c->server = s;
-    buf_init(&c->query);
-    buf_init(&c->out);
-    parser_init(&c->parser);
-    c->next = s->clients;
-    if (s->clients) s->clients->prev = c;
-    s->clients = c;
-    s->client_count++;
-    s->total_connections++;
-    return c;
-}
-
-/* client_close() without the socket and the event loop. */
-static void fake_client_free(client *c) {
-    net_server *s = c->server;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        s->clients = c->next;
-    if (c->next) c->next->prev = c->prev;
-    s->client_count--;
-    buf_free(&c->query);
-    buf_free(&c->out);
-    parser_free(&c->parser);
-    mem_free(c->name);
-    mem_free(c);
-}
-
 /* ==== Time and active expiry ==== */
 
 static void move_clock(int64_t ms) {
@@ -355,8 +319,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *body = data + 2;
     size_t len = size - 2;
 
-    client *other = second ? fake_client_create() : NULL;
-    client *c = fake_client_create();
+    client *other = second ? net_detached_client_create(&server.net) : NULL;
+    client *c = net_detached_client_create(&server.net);
     size_t off = 0;
     while (off < len) {
         size_t n = read_size == 0 || read_size > len - off ? len - off : read_size;
@@ -364,8 +328,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         off += n;
         if (!open) break;
     }
-    fake_client_free(c);
-    if (other) fake_client_free(other);
+    net_detached_client_free(c);
+    if (other) net_detached_client_free(other);
 
     expiry_drain();
     check_keyspace();
