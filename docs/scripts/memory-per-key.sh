@@ -19,15 +19,7 @@ KEYS=${KEYS:-1000000}
 pid=
 trap '[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }' EXIT
 
-# A port nobody listens on: one that refuses a connection.
-pick_port() {
-  local p
-  for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
-  done
-  return 1
-}
+. "$(dirname "$0")/lib.sh" # now_ms, pick_port
 
 used_memory() { redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 
