@@ -550,22 +550,6 @@ from one full run to the next against the 1.1x target:
    request moved by ±7 to ±16% over the 5 rounds of a test (the spread
    column, in the report before); pinned, by ±3 to ±10%. Every server,
    Redis too, runs the same way.
-13. **Huge pages for the heap** (alloc.c). A random key's entry and value
-   sit anywhere in a heap of tens of megabytes, so besides the cache miss
-   each lookup waits for a walk of the page tables. Now, whenever malloc
-   grows its heap, the allocator wrapper asks the kernel for 2 MB pages
-   there (`madvise(MADV_HUGEPAGE)`, before anything in the new part is
-   touched), and has malloc grow it 32 MB at a time so that most of it can
-   be 2 MB pages. Step 07 with 1,000,000 keys loaded first, pinned, 8 rounds
-   with the new build measured after the old and 8 with the old after the
-   new: user time per request SET 1.28 -> 1.13 µs, GET 1.17 -> 1.06 µs (the
-   means of the two orders). Total CPU time per request, where the kernel's
-   share is 85 to 90%, moved less than the machine's noise: GET -2.6% and
-   -1.7% in the two orders, SET -1% and +5% (fresh servers, 200,000
-   requests, 10 rounds in each order). Memory per key did not change
-   (step 06: RSS 120.4 bytes per key, 120.3 before). glibc can do the same
-   by itself (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`), but only when the
-   variable is set before the process starts.
 
 Measured, and left out:
 
@@ -573,6 +557,23 @@ Measured, and left out:
   no difference beyond the noise.
 - **Huge pages for the bucket arrays** (`madvise(MADV_HUGEPAGE)` on tables
   of 2 MB and more): no difference beyond the noise either.
+- **Huge pages for the whole heap**, where the entries and values live.
+  First with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, then from inside the
+  server: after each allocation, if malloc had grown its heap,
+  `madvise(MADV_HUGEPAGE)` on the new part, with malloc growing it 32 MB at
+  a time. With 1,000,000 keys loaded first, a lookup no longer waits for a
+  page-table walk as well, and step 07 spent 100 to 200 ns less user time
+  per request (the in-process version: SET 1.28 -> 1.13 µs, GET 1.17 ->
+  1.06 µs, 8 pinned rounds in each order). But while the heap grows it costs
+  more than it saves: SET -P 16 on a fresh server used 12 to 15% more CPU
+  per request (8 rounds in each order), and a full run of this benchmark put
+  SET -P 16 at 1.53x Redis instead of 1.67x. The cause is the machine, a
+  virtual one: a 2 MB page often comes from memory the guest has never
+  touched, which the host must then supply. A C loop touching 64 MB page by
+  page measured 3 to 5.5 ms per 2 MB page the first time and 0.19 to 0.29
+  ms once that memory had been used, against 0.8 ms for the same 2 MB in
+  4 KB pages, which the kernel mostly takes from pages freed recently. Left
+  out here; on a machine whose memory is already warm it may pay.
 
 Before and after, step 07, on this machine (medians of 3 interleaved rounds,
 CPU time per request, µs, and the ratio to Redis measured in the same rounds):
