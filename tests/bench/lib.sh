@@ -8,18 +8,7 @@
 
 BENCH_PIDS=()
 
-# A port nobody listens on: one that refuses a connection.
-pick_port() {
-  local p
-  for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../helpers/port.sh" # pick_port, wait_for_pong
 
 # is_redis BINARY: is it a real redis-server (which wants a few more flags)?
 is_redis() {
@@ -41,15 +30,11 @@ start_server() {
     fi
     pid=$!
     BENCH_PIDS+=("$pid")
-    for _ in $(seq 1 600); do
-      kill -0 "$pid" 2>/dev/null || break
-      if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
-        SERVER_PID=$pid
-        SERVER_PORT=$port
-        return 0
-      fi
-      sleep 0.05
-    done
+    if wait_for_pong "$port" "$pid"; then
+      SERVER_PID=$pid
+      SERVER_PORT=$port
+      return 0
+    fi
     kill "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
   done

@@ -24,6 +24,7 @@ set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+. "$HERE/../helpers/port.sh" # pick_port, wait_for_pong
 PYTHON=/usr/bin/python3 # Debian's python3-redis lives there, whatever PATH says
 CLIENT_TIMEOUT=60
 
@@ -59,19 +60,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A random port that refuses a connection is free (for now).
-pick_port() {
-  local p
-  for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
-
 # Start the server and wait for PONG; try another port if this one was taken.
 start_server() {
   if ! command -v redis-cli >/dev/null; then
@@ -86,11 +74,7 @@ start_server() {
       "$SERVER" --port "$PORT" >"$WORK/server.log" 2>&1 &
     fi
     SERVER_PID=$!
-    for _ in $(seq 1 200); do
-      if [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ]; then return 0; fi
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.05
-    done
+    wait_for_pong "$PORT" "$SERVER_PID" && return 0
     kill -KILL "$SERVER_PID" 2>/dev/null
     wait "$SERVER_PID" 2>/dev/null
     SERVER_PID=""

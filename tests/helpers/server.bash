@@ -14,20 +14,7 @@
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
-# Find an unused port by trying random ones: a port that accepts a
-# connection is taken. 20000-32767 stays below Linux's ephemeral range, where
-# the kernel picks the local ports of outgoing connections.
-pick_port() {
-  local p
-  for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 12768))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/port.sh" # pick_port, wait_for_pong
 
 is_reference() {
   [ "$(basename "$SERVER")" = redis-server ]
@@ -53,15 +40,7 @@ start_server() {
     fi
     SERVER_PID=$!
     export SERVER_PID
-    # Ready when it says so in its log (ours and Redis both print "...eady to
-    # accept connections"): a PONG alone could come from another server that
-    # took the port first.
-    for _ in $(seq 1 600); do
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      if grep -q "eady to accept connections" "$log" 2>/dev/null &&
-        redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; then return 0; fi
-      sleep 0.05
-    done
+    wait_for_pong "$PORT" "$SERVER_PID" "$log" && return 0
     kill -9 "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
   done
