@@ -12,51 +12,13 @@ TTL left behind (TTL within one second). Prints how many sequences were
 compared and every difference; exits 1 if there was one.
 """
 import itertools
+import os
 import random
-import socket
 import sys
 import time
 
-
-def encode(args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-class Conn:
-    """A pipelining RESP client: send many commands, then read all replies."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port))
-        self.buf = b""
-
-    def _line(self):
-        while b"\r\n" not in self.buf:
-            self.buf += self.sock.recv(1 << 20)
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def _reply(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self.buf += self.sock.recv(1 << 20)
-            data, self.buf = self.buf[:n], self.buf[n + 2:]
-            return data
-        if kind == b"*":
-            return [self._reply() for _ in range(int(rest))]
-        return line  # +OK, -ERR ..., :N
-
-    def run(self, commands):
-        self.sock.sendall(b"".join(encode(c) for c in commands))
-        return [self._reply() for _ in commands]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from resp_client import Conn  # noqa: E402  (the RESP reader the differential tests share)
 
 
 def tokens(now_s):
@@ -92,10 +54,10 @@ def main():
             commands.append(["DEL", "k"])
             commands.append(["SET", "k", "old", "EX", "500"] if existing else ["PING"])
             commands += [["SET", "k", "v"] + opts, ["GET", "k"], ["TTL", "k"]]
-        a, b = ours.run(commands), redis.run(commands)
+        a, b = ours.pipeline(commands), redis.pipeline(commands)
         for i, (opts, existing) in enumerate(batch):
             ra, rb = a[5 * i + 2:5 * i + 5], b[5 * i + 2:5 * i + 5]
-            ttl_a, ttl_b = int(ra[2][1:]), int(rb[2][1:])
+            ttl_a, ttl_b = ra[2][1], rb[2][1]  # (":", seconds)
             same = ra[:2] == rb[:2] and abs(ttl_a - ttl_b) <= 1
             compared += 1
             if not same:

@@ -66,6 +66,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from resp_client import Conn  # noqa: E402  (the RESP reader the differential tests share)
+
 KEYS = [b"k%d" % i for i in range(12)]
 GUARD_MS = 30
 KNOWN = {"PING", "ECHO", "GET", "SET", "DBSIZE", "FLUSHALL", "FLUSHDB", "DEL", "EXISTS", "EXPIRE",
@@ -74,65 +77,6 @@ MAX_SHOWN = 5
 
 
 # ==== RESP ====
-
-def encode(args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-class Conn:
-    """A raw socket with a reply reader (RESP2)."""
-
-    def __init__(self, port):
-        self.port = port
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.buf = b""
-
-    def close(self):
-        self.sock.close()
-
-    def _fill(self):
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("connection closed by the server")
-        self.buf += chunk
-
-    def _line(self):
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def read_reply(self):
-        line = self._line()
-        t, rest = line[:1], line[1:]
-        if t in (b"+", b"-"):
-            return (t.decode(), rest)
-        if t == b":":
-            return (":", int(rest))
-        if t == b"$":
-            n = int(rest)
-            if n < 0:
-                return ("$", None)
-            while len(self.buf) < n + 2:
-                self._fill()
-            data, self.buf = self.buf[:n], self.buf[n + 2:]
-            return ("$", data)
-        if t == b"*":
-            n = int(rest)
-            if n < 0:
-                return ("*", None)
-            return ("*", [self.read_reply() for _ in range(n)])
-        raise ValueError("bad reply line %r" % line)
-
-    def call(self, args):
-        self.sock.sendall(encode(args))
-        return self.read_reply()
-
 
 def raw_exchange(port, data, timeout=2.0):
     """Send raw bytes on a fresh connection; read until the server closes it.

@@ -19,6 +19,8 @@ import socket
 import sys
 import time
 
+from resp_client import encode
+
 
 def main():
     port = int(sys.argv[1])
@@ -29,7 +31,7 @@ def main():
         expect = int(sys.argv[sys.argv.index("--expect") + 1])
     if "--" in sys.argv:
         args = [codecs.escape_decode(a.encode())[0] for a in sys.argv[sys.argv.index("--") + 1:]]
-        data = b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
+        data = encode(args)
     else:
         data = sys.stdin.buffer.read()
     sock = socket.create_connection(("127.0.0.1", port))
