@@ -2,7 +2,7 @@
 # bench.sh -- `make bench`: this project's servers next to a real Redis.
 #
 # Builds optimized servers (-O2 -DNDEBUG, in build/bench), installs the tools
-# it needs when missing (as tests/tools/deps.sh does), runs the parts below,
+# it needs when missing (tests/tools/deps.sh bench), runs the parts below,
 # writes docs/benchmarks.md and the plots docs/img/bench-*.png, and prints a
 # summary. Each part is a script of its own in tests/bench/:
 #
@@ -61,52 +61,10 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 # ---- Tools --------------------------------------------------------------------
-# tool : Debian package. The build needs a C compiler, make and libxxhash
-# (chapter 07); the benchmarks need Redis, its client tools, valgrind
-# (callgrind), gnuplot and python3.
-REQUIRED=(
-  "redis-server:redis-server"
-  "redis-cli:redis-tools"
-  "redis-benchmark:redis-tools"
-  "valgrind:valgrind"
-  "callgrind_control:valgrind"
-  "gnuplot:gnuplot-nox"
-  "python3:python3"
-  "header-xxhash:libxxhash-dev"
-)
-have() {
-  case "$1" in
-    header-xxhash) [ -f /usr/include/xxhash.h ] ;;
-    *) command -v "$1" >/dev/null 2>&1 ;;
-  esac
-}
-missing=()
-for entry in "${REQUIRED[@]}"; do
-  have "${entry%%:*}" || missing+=("${entry#*:}")
-done
-mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF && !seen[$0]++')
-if [ ${#missing[@]} -gt 0 ]; then
-  if ! command -v apt-get >/dev/null 2>&1; then
-    echo "bench: missing ${missing[*]}; install them with your package manager" >&2
-    exit 1
-  fi
-  if [ "$(id -u)" -eq 0 ]; then
-    SUDO=""
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO="sudo"
-  else
-    echo "bench: the benchmarks need: ${missing[*]}" >&2
-    echo "bench: run this, then make bench again:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "bench: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq >/dev/null || exit 1
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || exit 1
-  # Debian starts the packaged redis-server on port 6379; we start our own.
-  if command -v service >/dev/null 2>&1; then $SUDO service redis-server stop >/dev/null 2>&1 || true; fi
-fi
+# Redis and its client tools, valgrind (callgrind), gnuplot, python3 and the
+# build's libxxhash: tests/tools/deps.sh finds them, and installs the missing
+# ones on Debian or Ubuntu, as it does for the tests.
+bash tests/tools/deps.sh bench || exit 1
 
 # ---- Build ------------------------------------------------------------------------
 # CFLAGS from the environment replace the Makefile's default "-O2 -g" and

@@ -3,6 +3,7 @@
 #
 #   deps.sh check     install only what is missing (used by make test)
 #   deps.sh install   same, but say so even when nothing is missing
+#   deps.sh bench     the same for the benchmarks' tools (used by make bench)
 #
 # Building and running a server needs only a C compiler and make. The tests
 # need more: Check (unit tests) found through pkg-config, bats (the black-box
@@ -12,9 +13,10 @@
 # DIGEST), and the real client libraries of tests/clients/: hiredis,
 # redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
 set -u
+MODE=${1:-check}
 
 # tool-to-check : Debian package
-REQUIRED=(
+TEST_TOOLS=(
   "pkg-config:pkg-config"
   "pkgconfig-check:check"
   "bats:bats"
@@ -31,6 +33,26 @@ REQUIRED=(
   "clang:clang"
   "fuzzer-runtime:libclang-rt-dev"
 )
+# The benchmarks build the servers (libxxhash) and need Redis and its client
+# tools, valgrind (callgrind), gnuplot and python3.
+BENCH_TOOLS=(
+  "redis-server:redis-server"
+  "redis-cli:redis-tools"
+  "redis-benchmark:redis-tools"
+  "valgrind:valgrind"
+  "callgrind_control:valgrind"
+  "gnuplot:gnuplot-nox"
+  "python3:python3"
+  "header-xxhash:libxxhash-dev"
+)
+case $MODE in
+  check | install) REQUIRED=("${TEST_TOOLS[@]}") WHO=tests AGAIN="make test" ;;
+  bench) REQUIRED=("${BENCH_TOOLS[@]}") WHO=benchmarks AGAIN="make bench" ;;
+  *)
+    echo "usage: deps.sh check|install|bench" >&2
+    exit 2
+    ;;
+esac
 
 have() {
   case "$1" in
@@ -55,12 +77,13 @@ mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF &
 
 # Node.js client libraries, pinned by tests/clients/package-lock.json; a
 # no-op when they are installed, a message (and no failure) without Node.js.
+# Only the tests use them.
 node_clients() {
-  bash tests/clients/install.sh
+  [ "$MODE" = bench ] || bash tests/clients/install.sh
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "${1:-check}" = install ] && echo "deps: every test tool is installed"
+  [ "$MODE" = install ] && echo "deps: every test tool is installed"
   node_clients
   exit 0
 fi
@@ -75,8 +98,8 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   SUDO="sudo"
 else
-  echo "deps: the tests need: ${missing[*]}" >&2
-  echo "deps: run this, then make test again:" >&2
+  echo "deps: the $WHO need: ${missing[*]}" >&2
+  echo "deps: run this, then $AGAIN again:" >&2
   echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
   exit 1
 fi
