@@ -8,8 +8,9 @@
 #
 #   throughput  throughput.sh: redis-benchmark SET, GET and PING, 50 clients,
 #               without pipelining and with -P 16, a 1,000,000-key random
-#               keyspace; Redis and steps 02..07 (01 for PING) interleaved,
-#               ROUNDS rounds; throughput and server CPU time per request
+#               keyspace loaded beforehand; Redis (twice) and steps 02..07
+#               (01 for PING) interleaved, ROUNDS rounds; throughput and
+#               server CPU time per request
 #   memory      memory.sh: used_memory and RSS per key after loading
 #               1,000,000 small keys, with and without a TTL
 #   callgrind   callgrind.sh: instructions per command (PING, SET, GET) on
