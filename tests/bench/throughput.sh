@@ -55,7 +55,7 @@ bench_cmd "TEST" 1 PORT | sed 's/-P 1 /-P 1 (or 16, with -n NP) /' >"$RESULTS/th
 # every new page of memory. On this virtual machine that first touch costs
 # 1.6 µs a page when the memory was in use shortly before and about 9 µs
 # when it was not (the host takes back memory the guest frees): the same
-# build measured SET -P 16 at 1.37x Redis in one full run and 1.67x in
+# server code measured SET -P 16 at 1.37x Redis in one full run and 1.67x in
 # another. How much memory a key costs has its own section (memory.sh).
 keyspace_file=$RESULTS/keyspace.resp
 awk -v n="$KEYSPACE" 'BEGIN {
