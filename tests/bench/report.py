@@ -575,9 +575,9 @@ from one full run to the next against the 1.1x target:
    round, so the noise of that one run went into all six steps' ratios at
    once: in one full run, four of the six steps' GET ratios without
    pipelining were 1.28 to 1.32 in round 2, where their medians over the
-   rounds were 0.97 to 1.15. The mean of a
-   run before the steps and a run after them halves the variance of that
-   figure and cancels a steady drift of the machine over the sequence.
+   rounds were 0.97 to 1.15. The mean of a run before the steps and a run
+   after them halves the variance of that figure and cancels a steady drift
+   of the machine over the sequence.
 
 Measured, and left out:
 

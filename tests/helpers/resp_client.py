@@ -4,8 +4,9 @@ The differential tests (tests/compat/differential.py and
 tests/07-set-options-fsm/set_differential.py) compare this server's replies
 with Redis's exactly. A client library would smooth the differences over (an
 error becomes an exception, a status and a bulk string both become text), so
-they speak RESP themselves, through this module. rawio.py builds its requests
-with encode() too.
+they speak RESP themselves, through this module. The hostile clients'
+well-behaved neighbour (tests/hostile/hostile.py) uses it too, and rawio.py
+builds its requests with encode().
 """
 import socket
 

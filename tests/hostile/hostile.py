@@ -24,6 +24,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from resp_client import Conn  # noqa: E402  (the RESP client the Python tests share)
+
 
 # ==== Looking at the server ====
 
@@ -42,52 +45,9 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
-class Client:
-    """A well-behaved client: one command, one reply."""
-
-    def __init__(self, port, timeout=10):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.buf = b""
-
-    def send(self, *args):
-        args = [a if isinstance(a, bytes) else str(a).encode() for a in args]
-        self.s.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
-
-    def _more(self):
-        chunk = self.s.recv(1 << 20)
-        if not chunk:
-            raise ConnectionError("closed")
-        self.buf += chunk
-
-    def reply(self):
-        while b"\r\n" not in self.buf:
-            self._more()
-        line, rest = self.buf.split(b"\r\n", 1)
-        if line[:1] in (b"$", b"="):
-            n = int(line[1:])
-            if n < 0:
-                self.buf = rest
-                return None
-            while len(rest) < n + 2:
-                self._more()
-                line, rest = self.buf.split(b"\r\n", 1)
-            self.buf = rest[n + 2:]
-            return rest[:n]
-        self.buf = rest
-        return line
-
-    def call(self, *args):
-        self.send(*args)
-        return self.reply()
-
-    def close(self):
-        self.s.close()
-
-
 def info_field(port, name):
-    c = Client(port)
-    text = c.call(b"INFO")
+    c = Conn(port)
+    text = c.call([b"INFO"])[1]
     c.close()
     for line in text.split(b"\r\n") + text.split(b"\n"):
         if line.startswith(name.encode() + b":"):
@@ -97,8 +57,8 @@ def info_field(port, name):
 
 def ping_ms(c):
     t = time.time()
-    r = c.call(b"PING")
-    assert r == b"+PONG", r
+    r = c.call([b"PING"])
+    assert r == ("+", b"PONG"), r
     return (time.time() - t) * 1000.0
 
 
@@ -231,8 +191,8 @@ def fdstarve(port, pid, n):
     ok = False
     while time.time() < deadline and not ok:
         try:
-            c = Client(port, timeout=1)
-            ok = c.call(b"PING") == b"+PONG"
+            c = Conn(port, timeout=1)
+            ok = c.call([b"PING"]) == ("+", b"PONG")
             c.close()
         except OSError:
             time.sleep(0.1)
@@ -249,7 +209,7 @@ def midcommand(port, pid, n):
     """Clients that send part of a command and vanish, some with a reset."""
     mem0 = used_memory(port)
     clients0 = wait_clients(port, 1)
-    other = Client(port)
+    other = Conn(port)
     partials = [
         b"*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$100000\r\n" + b"x" * 5000,
         b"*3\r\n$3\r\nSET\r\n$3\r\nk",
@@ -285,7 +245,7 @@ def bytewise(port, pid):
     cmd += b"GET hostile:b\r\n"
     slow = socket.create_connection(("127.0.0.1", port))
     slow.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    other = Client(port)
+    other = Conn(port)
     worst, served = 0.0, 0
     t0 = time.time()
     for i in range(len(cmd)):
@@ -308,8 +268,8 @@ def bytewise(port, pid):
           % (len(cmd), time.time() - t0, served, worst, got == want))
     if got != want:
         fail("reply %r" % got[:80])
-    c = Client(port)
-    c.call(b"DEL", b"hostile:b")
+    c = Conn(port)
+    c.call([b"DEL", b"hostile:b"])
     c.close()
     wait_clients(port, 1)
     memory_back(port, mem0)
@@ -326,7 +286,7 @@ def bigbulk(port, pid, n):
         s.sendall(b"*3\r\n$3\r\nSET\r\n$9\r\nhostile:%d\r\n$524288000\r\n0123456789" % (i % 10))
         socks.append(s)
     time.sleep(0.5)
-    other = Client(port)
+    other = Conn(port)
     worst = max(ping_ms(other) for _ in range(20))
     rss1 = rss_kb(pid)
     mem1 = used_memory(port)
@@ -365,7 +325,7 @@ def _flood(port, pid, payload, reply_bytes, label, settle):
     mem0 = used_memory(port)
     clients0 = wait_clients(port, 1)
     rss0 = rss_kb(pid)
-    other = Client(port)
+    other = Conn(port)
     result = {}
     th = threading.Thread(target=_stuck_sender, args=(port, payload, result), daemon=True)
     t0 = time.time()
@@ -433,7 +393,7 @@ def inline(port, pid, mb):
     others served, nothing kept."""
     mem0 = used_memory(port)
     clients0 = wait_clients(port, 1)
-    other = Client(port)
+    other = Conn(port)
     s = socket.create_connection(("127.0.0.1", port))
     s.settimeout(5)
     got = b""
