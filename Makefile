@@ -16,7 +16,8 @@
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-override CFLAGS += -std=c11 -Wall -Wextra -Werror -MMD -MP
+FASTPATH ?= 1
+override CFLAGS += -std=c11 -Wall -Wextra -Werror -MMD -MP -DFASTPATH=$(FASTPATH)
 LDLIBS  ?=
 
 STEPS       := $(sort $(patsubst steps/%/main.c,%,$(wildcard steps/[0-9][0-9]-*/main.c)))

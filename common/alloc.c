@@ -1,4 +1,4 @@
-/* alloc.c -- counting allocator wrapper (chapter 01). See alloc.h. */
+/* alloc.c -- counting allocator wrapper. See alloc.h. */
 #include "alloc.h"
 
 #include <stdio.h>
@@ -15,20 +15,6 @@
 /* The one piece of process-wide state outside the server struct: like
  * Redis's used_memory, it belongs to the allocator, not to any server. */
 static size_t used_bytes;
-
-/* glibc keeps freed small blocks in "fast bins" and merges them with their
- * free neighbours only later, all at once, the next time a large block
- * (64 KB or more) is freed. After a million keys expire, that is two million
- * blocks merged in one go: measured, a 300 to 400 ms stall of the whole
- * server while chapter 05's cycle deleted a million keys that expired
- * together, against 30 ms with fast bins off. Freed blocks still go first to
- * glibc's per-thread cache, so the cost for the rest is not measurable here.
- * A constructor runs before main(), before the first malloc(). */
-#if defined(__GLIBC__) && defined(__GNUC__)
-__attribute__((constructor)) static void no_fast_bins(void) {
-    mallopt(M_MXFAST, 0);
-}
-#endif
 
 static void *check(void *ptr, size_t size) {
     if (ptr == NULL) {

@@ -1,8 +1,8 @@
-/* alloc.h -- the allocator wrapper every step uses (chapter 01).
+/* alloc.h -- the allocator wrapper every step uses.
  *
  * Two reasons to wrap malloc(): out of memory is fatal for a server like this
  * one (Redis's zmalloc aborts too, because there is no sane way to answer a
- * half-executed command), and INFO's used_memory (chapter 04) must come from
+ * half-executed command), and INFO's used_memory must come from
  * the server's own accounting, so every byte handed out is counted here. */
 #ifndef ALLOC_H
 #define ALLOC_H

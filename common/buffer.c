@@ -1,4 +1,4 @@
-/* buffer.c -- growable byte buffer (chapter 01). See buffer.h. */
+/* buffer.c -- growable byte buffer. See buffer.h. */
 #include "buffer.h"
 
 #include <string.h>

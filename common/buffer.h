@@ -1,4 +1,4 @@
-/* buffer.h -- a growable byte buffer (chapter 01).
+/* buffer.h -- a growable byte buffer.
  *
  * Each client has two: the query buffer that bytes from the socket are read
  * into, and the output buffer that replies are appended to. Bytes are binary

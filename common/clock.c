@@ -1,4 +1,4 @@
-/* clock.c -- wall and monotonic clocks with a test override (chapter 01).
+/* clock.c -- wall and monotonic clocks with a test override.
  * See clock.h for why there are two clocks. */
 #define _POSIX_C_SOURCE 200809L
 #include "clock.h"
@@ -37,10 +37,6 @@ void clock_freeze(int64_t wall_ms, int64_t mono_us) {
 void clock_advance_ms(int64_t ms) {
     manual.wall_ms += ms;
     if (ms > 0) manual.mono_us += ms * 1000;
-}
-
-void clock_advance_us(int64_t us) {
-    manual.mono_us += us;
 }
 
 void clock_auto_advance_us(int64_t us) {

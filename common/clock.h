@@ -1,4 +1,4 @@
-/* clock.h -- every clock the server reads (chapter 01; used from chapter 04).
+/* clock.h -- every clock the server reads.
  *
  * Two kinds of time, never mixed:
  *   - wall-clock Unix time in milliseconds: what expire times are made of,
@@ -21,7 +21,6 @@ int64_t clock_mono_us(void); /* monotonic, µs since an arbitrary origin */
  * clock never goes backwards); clock_thaw() returns to real time. */
 void clock_freeze(int64_t wall_ms, int64_t mono_us);
 void clock_advance_ms(int64_t ms);
-void clock_advance_us(int64_t us); /* monotonic only: "time spent working" */
 /* While frozen, make every clock_mono_us() call advance the monotonic clock by
  * us first: a test's way of saying "each look at the clock costs this much
  * work", so a time budget runs out after a known number of checks. */

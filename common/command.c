@@ -1,4 +1,4 @@
-/* command.c -- command lookup, dispatch and COMMAND (chapter 01).
+/* command.c -- command lookup, dispatch and COMMAND.
  * See command.h. */
 #include "command.h"
 
@@ -23,22 +23,13 @@ int arg_is(const arg *a, const char *lowercase_word) {
     return lowercase_word[a->len] == '\0';
 }
 
-/* A linear scan: tables hold a few dozen commands, and the first letter
- * rejects almost every entry at once. (A hash table would win only with
- * hundreds of commands.) The comparison is arg_is()'s, written out here so
- * the loop makes no function calls. */
+/* A linear scan: tables hold a few dozen commands, and arg_is() gives up on
+ * an entry at its first differing letter, so almost every entry costs one
+ * comparison. (A hash table would win only with hundreds of commands.) */
 const command *command_lookup(const command *table, const char *name, size_t len) {
-    if (len == 0) return NULL; /* every command has a name */
-    unsigned char first = lower((unsigned char)name[0]);
-    for (const command *cmd = table; cmd->name; cmd++) {
-        const char *word = cmd->name;
-        if ((unsigned char)word[0] != first) continue;
-        size_t i = 1;
-        while (i < len && word[i] != '\0' &&
-               lower((unsigned char)name[i]) == (unsigned char)word[i])
-            i++;
-        if (i == len && word[i] == '\0') return cmd;
-    }
+    arg wanted = {name, len};
+    for (const command *cmd = table; cmd->name; cmd++)
+        if (arg_is(&wanted, cmd->name)) return cmd;
     return NULL;
 }
 

@@ -1,4 +1,4 @@
-/* command.h -- the command table and its dispatcher (chapter 01).
+/* command.h -- the command table and its dispatcher.
  *
  * Each step declares its commands in one table in its main.c: name, arity and
  * the function that runs it. Everything around that is the same in every

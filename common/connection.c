@@ -1,4 +1,4 @@
-/* connection.c -- HELLO, CLIENT and SELECT (chapter 01). See connection.h. */
+/* connection.c -- HELLO, CLIENT and SELECT. See connection.h. */
 #include "connection.h"
 
 #include "alloc.h"

@@ -1,5 +1,4 @@
-/* connection.h -- the commands a client library sends when it connects
- * (chapter 01).
+/* connection.h -- the commands a client library sends when it connects.
  *
  * None of these is about data. They exist because real clients send them
  * before the learner's first SET, and fail if the answer is wrong:
@@ -8,16 +7,18 @@
  *   CLIENT SETNAME / GETNAME / ID
  *   SELECT 0       redis-cli -n 0 and most libraries' "db" option
  *   CONFIG GET     redis-benchmark asks for `save` and `appendonly` first
- * Every step has them, identical, so they live here and stay out of the
- * chapters' diffs. This server has one database, like Redis started with
+ * Every step has them, identical, so they live here. This server has one database, like Redis started with
  * `databases 1`, so SELECT accepts only 0. */
 #ifndef CONNECTION_H
 #define CONNECTION_H
 
 #include "net.h"
 
-/* What HELLO and INFO report as the version: the Redis release whose
- * behaviour the steps follow. Clients decide which features to use from it. */
+/* What HELLO and INFO report as the version: the Redis release whose replies
+ * the server matches for every command the two have in common. Clients decide
+ * which features to use from it. A command from a later release (a step may
+ * add one, and its chapter says which release it comes from) does not change
+ * it: a client that sends such a command knows it wants it. */
 #define SERVER_COMPAT_VERSION "7.4.0"
 
 void hello_command(client *c, int argc, arg *argv);

@@ -1,4 +1,4 @@
-/* el_backend.h -- what the event loop needs from the kernel (chapter 01).
+/* el_backend.h -- what the event loop needs from the kernel.
  *
  * Private to event_loop.c and its two back ends. Exactly one back end is
  * linked into a server: el_epoll.c (Linux) or el_poll.c (portable). */
@@ -19,6 +19,5 @@ int backend_update(el_backend *b, int fd, int old_mask, int new_mask);
 /* Wait up to timeout_ms (-1: forever); fill `fired`, return how many. The
  * array is owned by the back end and valid until the next call. */
 int backend_wait(el_backend *b, int timeout_ms, el_fired **fired);
-const char *backend_name(void);
 
 #endif

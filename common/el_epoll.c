@@ -1,4 +1,4 @@
-/* el_epoll.c -- the Linux back end of the event loop (chapter 01).
+/* el_epoll.c -- the Linux back end of the event loop.
  *
  * epoll keeps the set of watched descriptors inside the kernel, so a wait
  * costs time proportional to the ready descriptors, not the watched ones:
@@ -58,8 +58,4 @@ int backend_wait(el_backend *b, int timeout_ms, el_fired **fired) {
     }
     *fired = b->fired;
     return n < 0 ? 0 : n;
-}
-
-const char *backend_name(void) {
-    return "epoll";
 }

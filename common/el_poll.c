@@ -1,4 +1,4 @@
-/* el_poll.c -- the portable back end of the event loop (chapter 01).
+/* el_poll.c -- the portable back end of the event loop.
  *
  * poll() is in POSIX, so this builds on macOS and the BSDs. Unlike epoll the
  * kernel keeps no state between calls: every wait passes the whole list of
@@ -99,8 +99,4 @@ int backend_wait(el_backend *b, int timeout_ms, el_fired **fired) {
     }
     *fired = b->fired;
     return n;
-}
-
-const char *backend_name(void) {
-    return "poll";
 }

@@ -1,4 +1,4 @@
-/* event_loop.c -- the event loop (chapter 01). See event_loop.h.
+/* event_loop.c -- the event loop. See event_loop.h.
  *
  * ==== Data structures ====
  *
@@ -95,10 +95,6 @@ void el_unwatch(event_loop *el, int fd, int mask) {
     if ((w->mask & mask) == 0) return;
     backend_update(el->backend, fd, w->mask, w->mask & ~mask);
     w->mask &= ~mask;
-}
-
-int el_watched(event_loop *el, int fd) {
-    return fd < el->watch_cap ? el->watches[fd].mask : EL_NONE;
 }
 
 /* Run the handlers of one ready descriptor. Readable first: a client's

@@ -1,8 +1,8 @@
-/* event_loop.h -- one thread, many sockets: the event loop (chapter 01).
+/* event_loop.h -- one thread, many sockets: the event loop.
  *
  * The server never blocks on one client. It asks the kernel "which of my
- * sockets are ready?", handles exactly those, and asks again. Timers (the
- * cron of chapter 05, the wheel's tick of chapter 06) run on the same loop,
+ * sockets are ready?", handles exactly those, and asks again. Timers (a
+ * server's periodic work, its "cron") run on the same loop,
  * between socket events, so there is never a second thread and never a lock.
  * The shape follows Redis's ae.c: file events with a read and a write
  * handler per descriptor, timers that return when they want to run next,
@@ -39,7 +39,6 @@ void el_free(event_loop *el); /* descriptors are not closed: their owners do tha
  * a write handler can differ. Returns 0, or -1 if the kernel refused. */
 int el_watch(event_loop *el, int fd, int mask, file_handler *handler, void *data);
 void el_unwatch(event_loop *el, int fd, int mask);
-int el_watched(event_loop *el, int fd); /* the mask fd is watched for */
 
 /* Timers run no earlier than asked, and as soon as possible after. */
 int64_t el_add_timer(event_loop *el, int64_t ms, timer_handler *handler, void *data);

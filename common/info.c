@@ -1,4 +1,4 @@
-/* info.c -- INFO's text format and the common sections (chapter 01). */
+/* info.c -- INFO's text format and the sections every step has. */
 #define _POSIX_C_SOURCE 200809L
 #include "info.h"
 
@@ -35,8 +35,8 @@ void info_field(info_request *r, const char *name, const char *fmt, ...) {
     buf_append(&r->text, "\r\n", 2);
 }
 
-void info_server_section(info_request *r, const info_server_facts *facts) {
-    if (!info_section(r, "server", "Server")) return;
+int info_server_section(info_request *r, const info_server_facts *facts) {
+    if (!info_section(r, "server", "Server")) return 0;
     int64_t uptime_s = (clock_now_ms() - facts->start_ms) / 1000;
     info_field(r, "redis_version", "%s", SERVER_COMPAT_VERSION);
     info_field(r, "redis_mode", "standalone");
@@ -45,7 +45,7 @@ void info_server_section(info_request *r, const info_server_facts *facts) {
     info_field(r, "tcp_port", "%d", facts->port);
     info_field(r, "uptime_in_seconds", "%lld", (long long)uptime_s);
     info_field(r, "uptime_in_days", "%lld", (long long)(uptime_s / 86400));
-    if (facts->hz) info_field(r, "hz", "%d", facts->hz);
+    return 1;
 }
 
 void info_clients_section(info_request *r, const net_server *s) {

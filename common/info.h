@@ -1,10 +1,11 @@
-/* info.h -- building INFO's text (chapter 01; sections grow in chapter 04).
+/* info.h -- building INFO's text.
  *
  * INFO answers with "# Section" headers and "field:value" lines, separated by
  * CRLF, in Redis's format, so a script that reads a real Redis's INFO reads
  * ours too. A step's INFO command asks, section by section, whether the
- * client wants it (info_wants) and appends the lines (info_field). The
- * sections every step has are written here. */
+ * client wants it (info_section) and appends the lines (info_field). The
+ * sections every step has are written here; a step adds its own sections,
+ * and fields to these, after them. */
 #ifndef INFO_H
 #define INFO_H
 
@@ -30,10 +31,11 @@ typedef struct info_server_facts {
     const char *step; /* e.g. "04-expiry-lazy" */
     int port;         /* TCP port */
     int64_t start_ms; /* Unix ms at start */
-    int hz;           /* cron frequency, 0 in steps without a cron */
 } info_server_facts;
 
-void info_server_section(info_request *r, const info_server_facts *facts);
+/* Each writes its section if it is requested. info_server_section() returns
+ * 1 when it did, so the caller may add fields of its own to the section. */
+int info_server_section(info_request *r, const info_server_facts *facts);
 void info_clients_section(info_request *r, const net_server *s);
 void info_memory_section(info_request *r);
 

@@ -1,34 +1,33 @@
-/* net.c -- clients, sockets and the read/parse/execute/write cycle
- * (chapter 01). See net.h for the overview.
+/* net.c -- clients, sockets and the read/parse/execute/write cycle. See
+ * net.h for the overview.
  *
  * ==== The life of a request ====
  *
  *  1. The listening socket is readable: accept_handler() accepts, makes the
  *     socket non-blocking, and watches it for reading.
  *  2. The client's socket is readable: read_handler() appends what the kernel
- *     has to the query buffer, and the client joins the server's run queue.
- *  3. Once every ready socket of this turn of the event loop has been read,
- *     end_of_turn() goes through the run queue: process_query_buffer()
- *     parses and executes every complete command of each client, in order.
+ *     has to the query buffer, and net_run_client() parses and executes
+ *     every complete command in it, in order (process_query_buffer()).
  *     Commands append their replies to the output buffer, and the client
  *     joins the write queue.
- *  4. Then end_of_turn() writes each queued client's replies with one
- *     write() (flush_output()). Whatever the kernel does not take now is
- *     written when the socket becomes writable again.
- *
- * Why not run each client's commands as soon as they are read? Reading them
- * all first lets the server ask the memory for every key of the turn at once
- * (see "Prefetching" below) instead of waiting for one key after another.
+ *  3. Once every ready socket of this turn of the event loop has been served,
+ *     end_of_turn() writes each queued client's replies with one send()
+ *     (flush_output()). Whatever the kernel does not take now is written
+ *     when the socket becomes writable again.
  *
  * Why wait for the end of the turn to write, instead of writing right after
- * each client's batch? A write on a local socket wakes the client process up
- * if it is asleep waiting for the reply, and on a busy server that wake-up is
- * a good part of the cost of a request. Written back to back, the replies of
- * one turn find the clients' process (redis-benchmark, say, which serves 50
+ * each client's commands? A write on a local socket wakes the client process
+ * up if it is asleep waiting for the reply, and on a busy server that wake-up
+ * is a good part of the cost of a request. Written back to back, the replies
+ * of one turn find the clients' process (redis-benchmark, say, which serves 50
  * connections from one thread) already awake after the first one. Redis does
  * the same (handleClientsWithPendingWrites() in beforeSleep()). Measured with
  * redis-benchmark -c 50 -P 16: about 7% less server CPU time per SET or GET.
- */
+ *
+ * The fast path (fastpath.c, built with FASTPATH=1) changes one thing here:
+ * read_handler() hands the client to fastpath_defer() instead of running it,
+ * so that every client read this turn runs at its end, once the step has
+ * looked at all of their commands at once. */
 #define _POSIX_C_SOURCE 200809L
 #include "net.h"
 
@@ -44,7 +43,7 @@
 
 #include "alloc.h"
 #include "command.h"
-#include "dict.h"
+#include "fastpath.h"
 #include "reply.h"
 
 /* A read asks for READ_CHUNK bytes, and a buffer left empty after a batch is
@@ -56,7 +55,6 @@
 #define IDLE_BUFFER_KEEP (32 * 1024) /* idle buffers above this are freed */
 #define ACCEPT_RETRY_MS  100         /* pause after running out of descriptors */
 #define LINGER_MS        2000        /* how long a closing client may keep sending */
-#define PREFETCH_MAX     16          /* keys prefetched ahead of one batch */
 
 static void read_handler(event_loop *el, int fd, void *data, int mask);
 static void write_handler(event_loop *el, int fd, void *data, int mask);
@@ -64,10 +62,6 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask);
 static void discard_handler(event_loop *el, int fd, void *data, int mask);
 static void end_of_turn(event_loop *el, void *data);
 static void client_free(client *c);
-
-void net_set_keyspace(net_server *s, struct dict *keys) {
-    s->keyspace = keys;
-}
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands) {
     memset(s, 0, sizeof(*s));
@@ -178,22 +172,9 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask) {
 
 /* ==== Closing ==== */
 
-static void leave_run_queue(client *c) {
-    net_server *s = c->server;
-    client *before = NULL;
-    for (client *q = s->run_queue; q != c; q = q->next_run)
-        before = q;
-    if (before)
-        before->next_run = c->next_run;
-    else
-        s->run_queue = c->next_run;
-    if (s->run_queue_tail == c) s->run_queue_tail = before;
-    c->run_queued = 0;
-}
-
 void client_close(client *c) {
     net_server *s = c->server;
-    if (c->run_queued) leave_run_queue(c);
+    fastpath_forget(c);
     if (c->write_queued) {
         client **link = &s->write_queue;
         while (*link != c)
@@ -228,6 +209,7 @@ client *net_detached_client_create(net_server *s) {
 }
 
 void net_detached_client_free(client *c) {
+    fastpath_forget(c);
     client_free(c);
 }
 
@@ -339,67 +321,6 @@ static void write_queued_replies(net_server *s) {
     }
 }
 
-/* ==== Prefetching ====
- *
- * Each command looks its key up in the keyspace. In a table of a million
- * keys the bucket and the entry are rarely in the CPU's caches, so each
- * lookup waits for memory twice, about 100 ns each time here, and lookups
- * run one after the other wait one after the other. Asking for the memory
- * ahead of time (a prefetch) lets those waits overlap. Two places give us
- * that time:
- *
- *  - Across clients. Every client read in one turn of the event loop runs
- *    at the end of it. When read_handler() has read a client's bytes, it
- *    peeks at the first command's key (parser_peek_keys()), hashes it and
- *    asks for its bucket; before the run queue runs, prefetch_run_queue()
- *    asks for the first entry of each of those buckets. With 50 clients
- *    that send one command at a time (no pipelining), a turn typically
- *    holds several of them, and their keys arrive together.
- *  - Within a pipelined batch. One read brings many commands (16 with
- *    redis-benchmark -P 16). After the batch's first command has run, and
- *    only if more bytes follow it, prefetch_batch_keys() peeks at the keys
- *    of the next ones and asks for their buckets, then their entries.
- *
- * Redis 8 prefetches the keys of a batch of commands too, in its I/O
- * threads. Measured here over a 1,000,000-key keyspace, 50 clients: with
- * -P 16, a fifth less server CPU time per GET or SET (batches); without
- * pipelining, a quarter less user time, 1.50 -> 1.15 us per SET (across
- * clients; most of a request's time there is the kernel's, see
- * docs/benchmarks.md). A command whose argv[1] is not a key costs one
- * wasted prefetch. */
-
-static void prefetch_batch_keys(client *c) {
-    dict *keys = c->server->keyspace;
-    if (keys == NULL) return;
-    arg names[PREFETCH_MAX];
-    int n = parser_peek_keys(&c->parser, c->query.data, c->query.len, names, PREFETCH_MAX);
-    if (n < 2) return;
-    uint64_t hash[PREFETCH_MAX];
-    for (int i = 0; i < n; i++) {
-        hash[i] = dict_hash(names[i].ptr, names[i].len);
-        dict_prefetch_bucket(keys, hash[i]);
-    }
-    for (int i = 0; i < n; i++)
-        dict_prefetch_entry(keys, hash[i]);
-}
-
-/* Just read: ask for the bucket of the first waiting command's key. */
-static void prefetch_first_bucket(client *c) {
-    dict *keys = c->server->keyspace;
-    arg name;
-    c->has_first_key =
-        keys != NULL && parser_peek_keys(&c->parser, c->query.data, c->query.len, &name, 1) == 1;
-    if (!c->has_first_key) return;
-    c->first_key_hash = dict_hash(name.ptr, name.len);
-    dict_prefetch_bucket(keys, c->first_key_hash);
-}
-
-/* About to run the queue: the buckets have arrived, ask for the entries. */
-static void prefetch_run_queue(net_server *s) {
-    for (client *c = s->run_queue; c; c = c->next_run)
-        if (c->has_first_key) dict_prefetch_entry(s->keyspace, c->first_key_hash);
-}
-
 /* ==== Reading and executing ==== */
 
 /* Execute every complete command in the query buffer, then drop the bytes
@@ -407,7 +328,6 @@ static void prefetch_run_queue(net_server *s) {
  * replies exceed CLIENT_OUTPUT_PAUSE_BYTES (the rest waits in the buffer). */
 static void process_query_buffer(client *c) {
     request_parser *p = &c->parser;
-    int prefetched = 0;
     while (!c->close_after_reply) {
         if (pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) {
             c->reading_paused = 1;
@@ -426,10 +346,6 @@ static void process_query_buffer(client *c) {
         }
         command_execute(c, p->argc, p->argv);
         c->server->total_commands++;
-        if (!prefetched && p->pos < c->query.len) {
-            prefetch_batch_keys(c); /* more commands follow: a pipelined batch */
-            prefetched = 1;
-        }
     }
     size_t used = parser_consumed(p);
     buf_consume(&c->query, used);
@@ -437,20 +353,9 @@ static void process_query_buffer(client *c) {
     buf_shrink_if_idle(&c->query, IDLE_BUFFER_KEEP);
 }
 
-/* Run the client's commands at the end of this turn (see the top of the
- * file). The queue is first in, first out: clients run in the order their
- * sockets were read, as they would if each ran right away. */
-static void queue_run(client *c) {
-    net_server *s = c->server;
-    if (c->run_queued) return;
-    c->run_queued = 1;
-    c->next_run = NULL;
-    if (s->run_queue_tail)
-        s->run_queue_tail->next_run = c;
-    else
-        s->run_queue = c;
-    s->run_queue_tail = c;
-    prefetch_first_bucket(c);
+void net_run_client(client *c) {
+    process_query_buffer(c);
+    if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
 }
 
 static void read_handler(event_loop *el, int fd, void *data, int mask) {
@@ -465,30 +370,15 @@ static void read_handler(event_loop *el, int fd, void *data, int mask) {
     }
     if (n < 0) return;
     c->query.len += (size_t)n;
-    queue_run(c);
+    if (!fastpath_defer(c)) net_run_client(c);
 }
 
-/* Run every queued client's commands. A command may close another client
- * of the queue (CLIENT KILL), and client_close() takes it out of the queue,
- * so each client is unlinked before it runs. */
-static void run_queued_clients(net_server *s) {
-    if (s->keyspace) prefetch_run_queue(s);
-    while (s->run_queue) {
-        client *c = s->run_queue;
-        s->run_queue = c->next_run;
-        if (s->run_queue == NULL) s->run_queue_tail = NULL;
-        c->run_queued = 0;
-        process_query_buffer(c);
-        if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
-    }
-}
-
-/* The event loop's after-events hook: run what this turn read, then write
- * what it answered. */
+/* The event loop's after-events hook: write what this turn answered (after
+ * running, on the fast path, what it read). */
 static void end_of_turn(event_loop *el, void *data) {
     (void)el;
     net_server *s = data;
-    run_queued_clients(s);
+    fastpath_run(s);
     write_queued_replies(s);
 }
 

@@ -1,4 +1,4 @@
-/* net.h -- clients, sockets and the read/parse/execute/write cycle (chapter 01).
+/* net.h -- clients, sockets and the read/parse/execute/write cycle.
  *
  * This is the part of a server that is the same whatever the commands are:
  * accept connections, read bytes into each client's query buffer, hand every
@@ -20,7 +20,6 @@
 
 struct net_server;
 struct command;
-struct dict;
 
 typedef struct client {
     int fd;                    /* the connection's socket */
@@ -35,10 +34,10 @@ typedef struct client {
     buffer out;                /* replies not yet written */
     size_t out_sent;           /* bytes at the front of `out` already written */
     int reading_paused;        /* output backlog too large: stop reading */
-    int run_queued;            /* in the server's list of clients to run this turn */
-    struct client *next_run;   /* next client in that list */
-    uint64_t first_key_hash;   /* hash of the first queued command's key, if any */
-    int has_first_key;         /* first_key_hash is set: its bucket was prefetched */
+#if FASTPATH
+    int run_queued;          /* in the server's list of clients to run this turn */
+    struct client *next_run; /* next client in that list */
+#endif
     int write_queued;          /* in the server's list of replies to write this turn */
     struct client *next_write; /* next client in that list */
     struct net_server *server; /* the server this client belongs to */
@@ -51,16 +50,19 @@ typedef struct net_server {
     int listen_fd;                  /* the listening socket, or -1 */
     int port;                       /* TCP port we listen on */
     client *clients;                /* all connected clients, newest first */
-    client *run_queue;              /* clients read this turn, their commands not yet run */
-    client *run_queue_tail;         /* where the next one joins (the queue is FIFO) */
     client *write_queue;            /* clients whose replies wait for the end of the turn */
     size_t client_count;            /* length of the list */
     uint64_t next_client_id;        /* id for the next accepted client */
     const struct command *commands; /* the step's command table (command.h) */
-    struct dict *keyspace;          /* where keys are prefetched from (net.c), or NULL */
     int accept_paused;              /* out of descriptors: accepting later */
     uint64_t total_connections;     /* accepted since start (INFO) */
     uint64_t total_commands;        /* executed since start (INFO) */
+#if FASTPATH
+    client *run_queue;      /* clients read this turn, not yet run (fastpath.c) */
+    client *run_queue_tail; /* where the next one joins (the queue is FIFO) */
+    int (*look_ahead)(client *first, void *ctx); /* the step's, or NULL (fastpath.h) */
+    void *look_ahead_ctx;                        /* handed to look_ahead */
+#endif
 } net_server;
 
 /* Bytes a client may have waiting in its output buffer before we stop
@@ -72,19 +74,18 @@ typedef struct net_server {
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands);
 
-/* The hash table holding the keys, if the step has one. Before running the
- * commands read in one turn of the event loop, and before running a
- * pipelined batch, the server prefetches their keys' buckets from it (see
- * "Prefetching" in net.c). Optional: without it nothing is prefetched and
- * nothing else changes. */
-void net_set_keyspace(net_server *s, struct dict *keys);
-
 /* Bind and listen on addr:port. On failure returns -1 and writes a
  * human-readable reason into err. */
 int net_listen(net_server *s, const char *addr, int port, char *err, size_t errlen);
 
 /* Close every client and the listening socket; free their memory. */
 void net_shutdown(net_server *s);
+
+/* Parse and execute every complete command in the client's query buffer,
+ * and queue its replies to be written at the end of this turn of the event
+ * loop. read_handler() calls it after each read (or, on the fast path,
+ * fastpath_run() at the end of the turn). */
+void net_run_client(client *c);
 
 /* Close one client now (its pending output is dropped). */
 void client_close(client *c);

@@ -1,4 +1,4 @@
-/* reply.c -- the reply writers (chapter 01). See reply.h for the table of
+/* reply.c -- the reply writers. See reply.h for the table of
  * RESP2/RESP3 differences. Each writer reserves room once and writes the
  * bytes directly, because replies are the hottest path of the server. */
 #include "reply.h"
@@ -19,13 +19,6 @@ static void write_header(client *c, char prefix, long long n) {
     b->data[b->len++] = '\n';
 }
 
-void reply_simple(client *c, const char *status) {
-    size_t n = strlen(status);
-    buf_reserve(&c->out, n + 3);
-    c->out.data[c->out.len++] = '+';
-    buf_append(&c->out, status, n);
-    buf_append(&c->out, "\r\n", 2);
-}
 
 void reply_ok(client *c) {
     buf_append(&c->out, "+OK\r\n", 5);

@@ -1,4 +1,4 @@
-/* reply.h -- the reply writers (chapter 01; RESP3 since HELLO 3 exists).
+/* reply.h -- the reply writers.
  *
  * One writer per reply type, each appending the exact bytes Redis sends to the
  * client's output buffer. Commands never format protocol by hand, so every
@@ -17,8 +17,7 @@
 
 #include "net.h"
 
-void reply_simple(client *c, const char *status); /* +status */
-void reply_ok(client *c);                         /* +OK */
+void reply_ok(client *c); /* +OK */
 void reply_error(client *c,
                  const char *message); /* -ERR message, or -message if it starts with '-' */
 void reply_errorf(client *c, const char *fmt, ...);        /* formatted reply_error */

@@ -1,4 +1,4 @@
-/* resp.c -- the RESP2 request parser (chapter 01). See resp.h for the idea.
+/* resp.c -- the RESP2 request parser. See resp.h for the idea.
  *
  * The parser keeps offsets, not pointers, while a request is incomplete: the
  * query buffer may be reallocated by the next read, which would leave
@@ -75,38 +75,14 @@ static size_t find_line_end(request_parser *p, const char *buf, size_t len, size
     return (size_t)(cr - buf);
 }
 
-/* The usual length line, read in one pass: 1 to 18 digits, the first not 0,
- * then a CR and at least one more byte. Returns the number and sets *cr to
- * the CR's offset, or returns -1 for anything else (a line not yet complete,
- * "0", "-1", a sign, a stray byte, 19 digits or more), which the general
- * path, find_line_end() then string_to_ll(), handles with its exact errors.
- * Both paths agree on every line this one accepts; it only saves the scan
- * for the CR and the second pass over the digits on every header. */
-static long long fast_length_line(const char *buf, size_t len, size_t from, size_t *cr) {
-    size_t digits_end = len - from > 18 ? from + 18 : len; /* 18 digits cannot overflow */
-    size_t i = from;
-    if (i >= digits_end || buf[i] < '1' || buf[i] > '9') return -1;
-    long long v = 0;
-    while (i < digits_end && buf[i] >= '0' && buf[i] <= '9')
-        v = v * 10 + (buf[i++] - '0');
-    if (i + 1 >= len || buf[i] != '\r') return -1; /* a 19th digit lands here too */
-    *cr = i;
-    return v;
-}
-
 /* ==== Multibulk: *<count>\r\n then <count> times $<len>\r\n<bytes>\r\n ==== */
 
 static parse_status parse_count_line(request_parser *p, const char *buf, size_t len) {
-    size_t cr;
-    long long count = fast_length_line(buf, len, p->pos + 1, &cr);
-    if (count < 0) {
-        parse_status st;
-        cr = find_line_end(p, buf, len, p->pos + 1, "too big mbulk count string", &st);
-        if (cr == 0) return st;
-        if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &count))
-            return fail(p, "invalid multibulk length");
-    }
-    if (count > 2147483647LL) return fail(p, "invalid multibulk length");
+    parse_status st;
+    size_t cr = find_line_end(p, buf, len, p->pos + 1, "too big mbulk count string", &st);
+    if (cr == 0) return st;
+    long long count;
+    if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &count) || count > 2147483647LL) return fail(p, "invalid multibulk length");
     p->pos = cr + 2;
     if (count <= 0) return PARSE_NOTHING; /* Redis answers nothing to *0 or *-1 */
     p->in_multibulk = 1;
@@ -121,16 +97,13 @@ static parse_status parse_bulk_header(request_parser *p, const char *buf, size_t
         snprintf(msg, sizeof(msg), "expected '$', got '%c'", buf[p->pos]);
         return fail(p, msg);
     }
-    size_t cr;
-    long long blen = fast_length_line(buf, len, p->pos + 1, &cr);
-    if (blen < 0) {
-        parse_status st;
-        cr = find_line_end(p, buf, len, p->pos + 1, "too big bulk count string", &st);
-        if (cr == 0) return st;
-        if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &blen) || blen < 0)
-            return fail(p, "invalid bulk length");
-    }
-    if (blen > PROTO_MAX_BULK_LEN) return fail(p, "invalid bulk length");
+    parse_status st;
+    size_t cr = find_line_end(p, buf, len, p->pos + 1, "too big bulk count string", &st);
+    if (cr == 0) return st;
+    long long blen;
+    if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &blen) || blen < 0 ||
+        blen > PROTO_MAX_BULK_LEN)
+        return fail(p, "invalid bulk length");
     p->pos = cr + 2;
     p->bulk_len = blen;
     return PARSE_INCOMPLETE;
@@ -165,14 +138,6 @@ static parse_status parse_multibulk(request_parser *p, const char *buf, size_t l
  * followed by a space or the end of the line. Decoding never makes a word
  * longer, so words are decoded in place, over the bytes they came from. */
 
-static int is_hex(char c) {
-    return isxdigit((unsigned char)c);
-}
-
-static int hex_value(char c) {
-    return isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a') + 10;
-}
-
 static char unescape(char c) {
     switch (c) {
     case 'n': return '\n';
@@ -197,8 +162,9 @@ static long decode_word(char **pp, char *end) {
     for (;;) {
         if (in_double) {
             if (p == end || *p == '\0') return -1;
-            if (*p == '\\' && end - p >= 4 && p[1] == 'x' && is_hex(p[2]) && is_hex(p[3])) {
-                *out++ = (char)(hex_value(p[2]) * 16 + hex_value(p[3]));
+            if (*p == '\\' && end - p >= 4 && p[1] == 'x' && hex_digit_value(p[2]) >= 0 &&
+                hex_digit_value(p[3]) >= 0) {
+                *out++ = (char)(hex_digit_value(p[2]) * 16 + hex_digit_value(p[3]));
                 p += 3;
             } else if (*p == '\\' && end - p >= 2) {
                 p++;
@@ -285,26 +251,4 @@ void parser_shift(request_parser *p, size_t n) {
     p->start -= n;
     for (int i = 0; i < p->argc; i++)
         p->span_off[i] -= n;
-}
-
-int parser_peek_keys(const request_parser *p, const char *buf, size_t len, arg *keys, int max) {
-    if (p->in_multibulk) return 0; /* a request is half read: leave it alone */
-    size_t at = p->pos, cr;
-    int n = 0;
-    while (n < max && at < len && buf[at] == '*') {
-        long long argc = fast_length_line(buf, len, at + 1, &cr);
-        if (argc < 0) break;
-        at = cr + 2;
-        for (long long i = 0; i < argc; i++) {
-            if (at >= len || buf[at] != '$') return n;
-            long long blen = fast_length_line(buf, len, at + 1, &cr);
-            if (blen < 0 || blen > PROTO_MAX_BULK_LEN || len - (cr + 2) < (size_t)blen + 2)
-                return n;
-            at = cr + 2;
-            if (i == 1) keys[n] = (arg){buf + at, (size_t)blen};
-            at += (size_t)blen + 2;
-        }
-        if (argc >= 2) n++; /* counted only once the whole request is there */
-    }
-    return n;
 }

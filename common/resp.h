@@ -1,4 +1,4 @@
-/* resp.h -- the RESP2 request parser (chapter 01).
+/* resp.h -- the RESP2 request parser.
  *
  * A client sends commands as bytes that arrive in arbitrary pieces: half a
  * command now, the rest in the next read, or a hundred commands in one read
@@ -66,14 +66,5 @@ parse_status parser_next(request_parser *p, char *buf, size_t len);
  * count, so the parser's offsets keep pointing at the same bytes. */
 size_t parser_consumed(const request_parser *p);
 void parser_shift(request_parser *p, size_t n);
-
-/* A look ahead, for prefetching (net.c): the second argument (argv[1], the
- * key of most commands) of each complete request in buf[p->pos..len), at
- * most max of them, into keys. Parses nothing for real and changes nothing:
- * the requests are parsed again, properly, when they run. Stops at the first
- * request that is incomplete, inline, or not in the usual shape (an empty
- * argument, a length written unusually); requests of one argument are
- * skipped. Returns how many keys it found. */
-int parser_peek_keys(const request_parser *p, const char *buf, size_t len, arg *keys, int max);
 
 #endif

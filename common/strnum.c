@@ -1,4 +1,4 @@
-/* strnum.c -- strict number parsing with Redis's rules (chapter 01).
+/* strnum.c -- strict number parsing with Redis's rules.
  * See strnum.h for the contract. */
 #include "strnum.h"
 
@@ -55,4 +55,11 @@ size_t ll_to_string(char *buf, long long value) {
         buf[len++] = tmp[--n];
     buf[len] = '\0';
     return len;
+}
+
+int hex_digit_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
 }

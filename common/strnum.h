@@ -1,10 +1,9 @@
-/* strnum.h -- strict number parsing with Redis's rules (chapter 01).
+/* strnum.h -- strict number parsing with Redis's rules.
  *
  * Redis refuses "+1", " 1", "01" and "1 " where a number is expected, and
  * every step must answer exactly as Redis does, so we cannot use strtoll(),
  * which accepts all of those. string_to_ll() is the one parser every step
- * uses: for protocol lengths (chapter 01), TTLs (chapter 04) and SET's
- * options (chapter 07). */
+ * uses: for protocol lengths, and for numbers in commands' arguments. */
 #ifndef STRNUM_H
 #define STRNUM_H
 
@@ -20,5 +19,8 @@ int string_to_ll(const char *s, size_t len, long long *out);
 /* Write value as decimal into buf (at least 21 bytes); returns the length.
  * Used by the reply writers, where snprintf() would be needlessly slow. */
 size_t ll_to_string(char *buf, long long value);
+
+/* The value of a hexadecimal digit, either case, or -1 for any other byte. */
+int hex_digit_value(char c);
 
 #endif

@@ -1,13 +1,10 @@
-/* main.c -- step 01: a TCP server that speaks RESP (chapter 01).
+/* main.c -- the server: its commands, start-up and shutdown.
  *
- * The smallest real Redis-compatible server: it accepts connections, parses
- * requests in both of Redis's forms, and answers PING, ECHO, QUIT, COMMAND
- * and INFO with the exact bytes Redis sends, so redis-cli, redis-benchmark
- * and client libraries talk to it unchanged. It stores nothing yet.
- *
- * Reading order: this file (the server, its commands, start-up), then
- * common/net.c (the read/parse/execute/write cycle), common/resp.c (the
- * parser) and common/event_loop.c (how one thread serves many clients). */
+ * A Redis-compatible server: it accepts connections, parses requests in both
+ * of Redis's forms, and answers with the exact bytes Redis sends, so
+ * redis-cli, redis-benchmark and client libraries talk to it unchanged. Read
+ * this file first; the step's chapter in docs/ says what the step adds and
+ * which file to read next. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -58,7 +55,7 @@ static void quit_command(client *c, int argc, arg *argv) {
 /* INFO [section ...]: what the server knows about itself. */
 static void info_command(client *c, int argc, arg *argv) {
     info_request r = {argc, argv, {0}};
-    info_server_facts facts = {STEP_NAME, server.port, server.start_ms, 0};
+    info_server_facts facts = {STEP_NAME, server.port, server.start_ms};
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);

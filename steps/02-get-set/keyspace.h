@@ -1,8 +1,8 @@
-/* keyspace.h -- the keys and their values (chapter 02).
+/* keyspace.h -- the keys and their values.
  *
  * The keyspace maps binary-safe keys to binary-safe values. It is a hash
- * table (common/dict.c) whose entries hold the key bytes; each entry's value
- * is a `value`: one allocation holding the length and the bytes.
+ * table (dict.c) whose entries hold the key bytes; each entry's value is a
+ * `value`: one allocation, described below.
  *
  * Ownership, the question C makes you answer: the keyspace owns every key and
  * every value. Commands receive their arguments as pointers into the client's

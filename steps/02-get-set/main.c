@@ -1,11 +1,10 @@
-/* main.c -- step 02: a server with a keyspace: GET, SET, DBSIZE (chapter 02).
+/* main.c -- the server: its commands, start-up and shutdown.
  *
- * Step 01's RESP server plus a keyspace: a hash table from keys to values,
- * with GET, SET (plain form), DBSIZE, and FLUSHALL/FLUSHDB.
- *
- * Reading order: this file (the server, the command table, start-up), then
- * keyspace.c (the keys and values, and the commands that use them), then
- * common/dict.c (the hash table and its incremental rehashing). */
+ * A Redis-compatible server: it accepts connections, parses requests in both
+ * of Redis's forms, and answers with the exact bytes Redis sends, so
+ * redis-cli, redis-benchmark and client libraries talk to it unchanged. Read
+ * this file first; the step's chapter in docs/ says what the step adds and
+ * which file to read next. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <signal.h>
@@ -22,6 +21,7 @@
 #include "event_loop.h"
 #include "info.h"
 #include "net.h"
+#include "prefetch.h"
 #include "reply.h"
 #include "server.h"
 #include "strnum.h"
@@ -59,7 +59,7 @@ static void quit_command(client *c, int argc, arg *argv) {
 /* INFO [section ...]: what the server knows about itself. */
 static void info_command(client *c, int argc, arg *argv) {
     info_request r = {argc, argv, {0}};
-    info_server_facts facts = {STEP_NAME, server.port, server.start_ms, 0};
+    info_server_facts facts = {STEP_NAME, server.port, server.start_ms};
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
     }
     el_set_max_sleep(server.loop, 100); /* notice a stop request promptly */
     net_init(&server.net, server.loop, command_table);
-    net_set_keyspace(&server.net, server.db.keys); /* for prefetching (net.c) */
+    prefetch_install(&server.net, server.db.keys); /* the fast path: prefetch.c */
     char err[256];
     if (net_listen(&server.net, server.bind, server.port, err, sizeof(err)) == -1) {
         fprintf(stderr, "server: %s\n", err);

@@ -1,9 +1,7 @@
-/* server.h -- the server's state, shared by this step's files (chapter 01).
+/* server.h -- the server's state, shared by this step's files.
  *
  * All of the server's state is in one struct, as in Redis, defined in main.c
- * and reached by commands as the global `server`. Later chapters add their
- * fields here: the keyspace (02), expiry statistics (04), the cron (05), the
- * timing wheel (06). */
+ * and reached by commands as the global `server`. */
 #ifndef SERVER_H
 #define SERVER_H
 

@@ -1,24 +1,25 @@
-/* expire.h -- expire times and lazy expiry (chapter 04).
+/* expire.h -- expire times, and the deletion of expired keys.
  *
  * A TTL is stored as an absolute Unix time in milliseconds, never as "seconds
  * left": a relative time would have to be decremented by someone, while an
  * absolute one is simply compared with the clock. EXPIRE 10 at 12:00:00.000
  * stores 12:00:10.000; TTL later answers the difference.
  *
- * This step deletes an expired key only when a command touches it (lazy
- * expiry, expire_if_needed()). That is cheap and exact for every read, and it
- * has one flaw this chapter makes visible: a key nobody touches again is never
- * freed. */
+ * An expired key is deleted when a command touches it (lazy expiry,
+ * expire_if_needed()). That is cheap and exact for every read, and it has one
+ * flaw: a key nobody touches again is never freed, unless something else
+ * (active expiry) looks for it. */
 #ifndef EXPIRE_H
 #define EXPIRE_H
 
 #include <stdint.h>
 
 #include "dict.h"
+#include "expire_time.h"
 #include "keyspace.h"
 #include "net.h"
 
-/* Give the key a TTL, or move it: it joins keyspace.ttl_keys if it had none. */
+/* Give the key a TTL, or move it. */
 void expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms);
 
 /* Drop the key's TTL. Returns 1 if it had one. */
@@ -30,13 +31,7 @@ int key_is_expired(const value *v, int64_t now_ms);
 /* Lazy expiry: delete the key if its time has passed. Returns 1 if deleted. */
 int expire_if_needed(keyspace *ks, dict_entry *de, int64_t now_ms);
 
-/* ==== The arithmetic, separate so unit tests can check every edge ==== */
-
-/* Turn a command's number into an absolute Unix ms: n seconds (unit_ms 0) or
- * milliseconds (1), relative to base_ms (now for EXPIRE/PEXPIRE/SET EX/PX, 0
- * for EXPIREAT/PEXPIREAT). Returns 0 when the result would overflow a long
- * long, which Redis answers with "invalid expire time". */
-int expire_absolute_ms(long long n, int unit_ms, int64_t base_ms, int64_t *out);
+/* ==== What the TTL commands answer ==== */
 
 /* What TTL (unit_ms 0) or PTTL (1) answers for a key expiring at expire_at_ms:
  * the time left, never negative, seconds rounded to nearest as Redis does. */

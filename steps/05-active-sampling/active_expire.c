@@ -9,8 +9,9 @@
  * random index is exactly uniform. Picking "a random bucket of the hash
  * table, then a random key in its chain" is not: a key alone in its bucket is
  * picked as often as a whole chain of three, so keys in long chains are
- * under-sampled. (common/dict.c's dict_random_entry() corrects for that with
- * rejection sampling; Redis up to 5 used the biased pick.)
+ * under-sampled. (Rejection sampling, which draws again when the position
+ * it picked lies past the end of the chain, corrects for that; Redis up to 5
+ * used the biased pick.)
  *
  * ==== Why it converges to a stale share, not to zero ====
  *
@@ -27,14 +28,23 @@
 
 #define CLOCK_CHECK_EVERY 16 /* rounds between two looks at the clock */
 
+/* The cycle's settings at the default effort (1), with Redis's names and
+ * values (expire.c); each grows or shrinks with the effort as Redis's do. */
+#define ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP    20   /* keys sampled per round */
+#define ACTIVE_EXPIRE_CYCLE_FAST_DURATION    1000 /* µs a fast cycle may take */
+#define ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC   25   /* % of a cron period a slow cycle may take */
+#define ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE 10   /* % expired in a sample that ends a cycle */
+
 void active_expire_init(active_expire *ae, int effort, uint64_t seed) {
     int e = effort - 1; /* 0..9: how far above the default */
     *ae = (active_expire){0};
     ae->enabled = 1;
-    ae->keys_per_loop = 20 + 20 / 4 * e;
-    ae->fast_duration_us = 1000 + 1000 / 4 * e;
-    ae->slow_time_perc = 25 + 2 * e;
-    ae->acceptable_stale_perc = 10 - e;
+    ae->keys_per_loop =
+        ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP + ACTIVE_EXPIRE_CYCLE_KEYS_PER_LOOP / 4 * e;
+    ae->fast_duration_us =
+        ACTIVE_EXPIRE_CYCLE_FAST_DURATION + ACTIVE_EXPIRE_CYCLE_FAST_DURATION / 4 * e;
+    ae->slow_time_perc = ACTIVE_EXPIRE_CYCLE_SLOW_TIME_PERC + 2 * e;
+    ae->acceptable_stale_perc = ACTIVE_EXPIRE_CYCLE_ACCEPTABLE_STALE - e;
     ae->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
 }
 

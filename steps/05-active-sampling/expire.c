@@ -1,21 +1,5 @@
-/* expire.c -- expire times, lazy expiry, and the EXPIRE family (chapter 04).
- *
- * ==== Where a TTL lives ====
- *
- * A key's expire time is in its value (value.expire_at_ms, absolute Unix ms).
- * Keys that have one are also listed in keyspace.ttl_keys, a dense array: a
- * key knows its position there (value.ttl_index), so joining and leaving the
- * list are O(1): append at the end; to leave, move the last entry into the
- * hole. Nothing in this chapter reads the list except INFO's count; chapter
- * 05 samples it and chapter 06 schedules from it, which is why it exists.
- *
- * ==== Lazy expiry ====
- *
- * expire_if_needed() is called by keyspace_find(), the one lookup every
- * command uses. An expired key is deleted there, before the command sees it,
- * so it reads as missing everywhere: GET answers nil, EXISTS and DEL count 0,
- * TTL answers -2. The cost is one comparison per lookup. The flaw: a key that
- * no command touches again stays in memory forever. */
+/* expire.c -- expire times, the deletion of expired keys, and the EXPIRE
+ * family of commands. See expire.h. */
 #include "expire.h"
 
 #include <limits.h>
@@ -27,7 +11,14 @@
 #include "server.h"
 #include "strnum.h"
 
-/* ==== The list of keys with a TTL ==== */
+/* ==== Where a TTL lives ====
+ *
+ * A key's expire time is in its value (value.expire_at_ms, absolute Unix ms,
+ * 0 for none), so the lookup that finds the key finds its TTL too. The keys
+ * that have one are also listed in keyspace.ttl_keys, a dense array, for the
+ * active expire cycle to sample (active_expire.c): a key knows its position
+ * there (value.ttl_index), so joining and leaving the list are O(1): append
+ * at the end; to leave, move the last entry into the hole. */
 
 static void ttl_list_add(keyspace *ks, dict_entry *de) {
     if (ks->ttl_count == ks->ttl_cap) {
@@ -65,7 +56,12 @@ int expire_remove(keyspace *ks, dict_entry *de) {
     return 1;
 }
 
-/* ==== Lazy expiry ==== */
+/* ==== Lazy expiry ====
+ *
+ * expire_if_needed() is called by keyspace_find(), the one lookup every
+ * command uses. An expired key is deleted there, before the command sees it,
+ * so it reads as missing everywhere: GET answers nil, EXISTS and DEL count 0,
+ * TTL answers -2. The cost is one comparison per lookup. */
 
 int key_is_expired(const value *v, int64_t now_ms) {
     return v->expire_at_ms != 0 && now_ms > v->expire_at_ms;
@@ -79,16 +75,6 @@ int expire_if_needed(keyspace *ks, dict_entry *de, int64_t now_ms) {
 }
 
 /* ==== Arithmetic ==== */
-
-int expire_absolute_ms(long long n, int unit_ms, int64_t base_ms, int64_t *out) {
-    if (!unit_ms) {
-        if (n > LLONG_MAX / 1000 || n < LLONG_MIN / 1000) return 0;
-        n *= 1000;
-    }
-    if (n > LLONG_MAX - base_ms) return 0;
-    *out = n + base_ms;
-    return 1;
-}
 
 long long ttl_reply_value(int64_t expire_at_ms, int64_t now_ms, int unit_ms) {
     long long left = expire_at_ms - now_ms;

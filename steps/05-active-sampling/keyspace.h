@@ -1,19 +1,13 @@
-/* keyspace.h -- the keys, their values and their expire times (chapters 02-04).
+/* keyspace.h -- the keys and their values.
  *
  * The keyspace maps binary-safe keys to binary-safe values. It is a hash
- * table (common/dict.c) whose entries hold the key bytes; each entry's value
- * is a `value`: one allocation holding the bytes and, since chapter 04, the
- * key's expire time.
+ * table (dict.c) whose entries hold the key bytes; each entry's value is a
+ * `value`: one allocation, described below.
  *
  * Ownership, the question C makes you answer: the keyspace owns every key and
  * every value. Commands receive their arguments as pointers into the client's
  * query buffer, which is reused for the next command, so storing a key or a
- * value means copying it, and replacing or deleting one means freeing it.
- *
- * Chapter 04: keys with a TTL are also listed in `ttl_keys`, apart from the
- * keys without one, as Redis keeps a separate `expires` table. Whoever wants
- * to find expired keys (the sampler of chapter 05, the timing wheel of
- * chapter 06) then looks only at keys that can expire, not at all of them. */
+ * value means copying it, and replacing or deleting one means freeing it. */
 #ifndef KEYSPACE_H
 #define KEYSPACE_H
 
@@ -33,7 +27,7 @@ typedef struct value {
 typedef struct keyspace {
     dict *keys;            /* key bytes -> value */
     dict_entry **ttl_keys; /* every entry whose value has a TTL, dense, in no order */
-    size_t ttl_count;      /* entries in use in ttl_keys */
+    size_t ttl_count;      /* keys that have a TTL (INFO's expires=), in ttl_keys */
     size_t ttl_cap;        /* entries allocated in ttl_keys */
     uint64_t expired_keys; /* keys deleted because their time had passed (INFO) */
     uint64_t hits;         /* lookups that found a live key (INFO keyspace_hits) */

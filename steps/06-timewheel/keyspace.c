@@ -1,17 +1,13 @@
-/* keyspace.c -- the keys and their values, and GET, SET, DBSIZE (chapter 02),
- * DEL and EXISTS (chapter 03), lazy expiry and SET EX/PX (chapter 04).
+/* keyspace.c -- the keys and their values, and the commands that read and
+ * write them.
  *
  * ==== The keyspace ====
  *
- * A thin layer over the hash table: it decides what a value is (a length and
- * the bytes, in one allocation, so a value costs one malloc and one free) and
- * who frees it (the keyspace, always). The hash table grows with the number of
- * keys, and grows *incrementally*: see common/dict.c for why a table of a
- * million keys must never be rehashed in one go.
- *
- * Since chapter 04 every lookup goes through keyspace_find(), which deletes a
- * key whose time has passed before anyone can see it. Since chapter 06 each
- * entry carries the key's timing-wheel link (key_timer()). */
+ * A thin layer over the hash table: it decides what a value is (its bytes,
+ * with what the server keeps about them, in one allocation, so a value costs
+ * one malloc and one free) and who frees it (the keyspace, always). The hash
+ * table grows with the number of keys, and grows *incrementally*: see dict.c
+ * for why a table of a million keys must never be rehashed in one go. */
 #include "keyspace.h"
 
 #include <string.h>

@@ -1,27 +1,5 @@
-/* expire.c -- expire times, lazy expiry, and the EXPIRE family (chapter 04);
- * deletion on time by the timing wheel (chapter 06).
- *
- * ==== Where a TTL lives ====
- *
- * A key's expire time is in its timing-wheel node (key_timer(de)->expire_ms,
- * absolute Unix ms, 0 for none), which lives in the key's hash table entry.
- * Giving a key a TTL schedules the node in keyspace.wheel; removing the TTL,
- * or the key, cancels it. Both are O(1) and allocate nothing.
- *
- * ==== Lazy expiry ====
- *
- * expire_if_needed() is called by keyspace_find(), the one lookup every
- * command uses. An expired key is deleted there, before the command sees it,
- * so it reads as missing everywhere: GET answers nil, EXISTS and DEL count 0,
- * TTL answers -2.
- *
- * ==== Active expiry by the wheel ====
- *
- * expire_due_keys() turns the wheel to the current time and deletes what it
- * hands back. A key counts as expired once now > its expire time, so the
- * wheel is turned to now - 1: it hands back exactly the keys with
- * expire_ms < now. Each key is still checked against the clock before it is
- * deleted, so no key is ever deleted early, whatever the wheel believes. */
+/* expire.c -- expire times, the deletion of expired keys, and the EXPIRE
+ * family of commands. See expire.h. */
 #include "expire.h"
 
 #include <limits.h>
@@ -32,7 +10,12 @@
 #include "server.h"
 #include "strnum.h"
 
-/* ==== Scheduling ==== */
+/* ==== Scheduling ====
+ *
+ * A key's expire time is in its timing-wheel node (key_timer(de)->expire_ms,
+ * absolute Unix ms, 0 for none), which lives in the key's hash table entry.
+ * Giving a key a TTL schedules the node in keyspace.wheel; removing the TTL,
+ * or the key, cancels it. Both are O(1) and allocate nothing. */
 
 void expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms) {
     tw_add(&ks->wheel, key_timer(de), expire_at_ms); /* moves it if already scheduled */
@@ -46,7 +29,12 @@ int expire_remove(keyspace *ks, dict_entry *de) {
     return 1;
 }
 
-/* ==== Lazy expiry ==== */
+/* ==== Lazy expiry ====
+ *
+ * expire_if_needed() is called by keyspace_find(), the one lookup every
+ * command uses. An expired key is deleted there, before the command sees it,
+ * so it reads as missing everywhere: GET answers nil, EXISTS and DEL count 0,
+ * TTL answers -2. The cost is one comparison per lookup. */
 
 int key_is_expired(dict_entry *de, int64_t now_ms) {
     int64_t when = key_timer(de)->expire_ms;
@@ -60,7 +48,13 @@ int expire_if_needed(keyspace *ks, dict_entry *de, int64_t now_ms) {
     return 1;
 }
 
-/* ==== Active expiry by the wheel ==== */
+/* ==== Active expiry by the wheel ====
+ *
+ * expire_due_keys() turns the wheel to the current time and deletes what it
+ * hands back. A key counts as expired once now > its expire time, so the
+ * wheel is turned to now - 1: it hands back exactly the keys with
+ * expire_ms < now. Each key is still checked against the clock before it is
+ * deleted, so no key is ever deleted early, whatever the wheel believes. */
 
 typedef struct due_pass {
     keyspace *ks;   /* whose keys are due */
@@ -87,16 +81,6 @@ size_t expire_due_keys(keyspace *ks, int64_t now_ms, size_t budget) {
 }
 
 /* ==== Arithmetic ==== */
-
-int expire_absolute_ms(long long n, int unit_ms, int64_t base_ms, int64_t *out) {
-    if (!unit_ms) {
-        if (n > LLONG_MAX / 1000 || n < LLONG_MIN / 1000) return 0;
-        n *= 1000;
-    }
-    if (n > LLONG_MAX - base_ms) return 0;
-    *out = n + base_ms;
-    return 1;
-}
 
 long long ttl_reply_value(int64_t expire_at_ms, int64_t now_ms, int unit_ms) {
     long long left = expire_at_ms - now_ms;

@@ -1,22 +1,15 @@
-/* keyspace.c -- the keys and their values, and GET, SET, DBSIZE (chapter 02),
- * DEL and EXISTS (chapter 03), lazy expiry and SET EX/PX (chapter 04).
+/* keyspace.c -- the keys and their values, and the commands that read and
+ * write them.
  *
  * ==== The keyspace ====
  *
- * A thin layer over the hash table: it decides what a value is (a length and
- * the bytes, in one allocation, so a value costs one malloc and one free) and
- * who frees it (the keyspace, always). The hash table grows with the number of
- * keys, and grows *incrementally*: see common/dict.c for why a table of a
- * million keys must never be rehashed in one go.
- *
- * Since chapter 04 every lookup goes through keyspace_find(), which deletes a
- * key whose time has passed before anyone can see it. Since chapter 06 each
- * entry carries the key's timing-wheel link (key_timer()). Since chapter 07
- * SET takes Redis's full option grammar, parsed by set_fsm.c, and DIGEST
- * hashes a value. */
+ * A thin layer over the hash table: it decides what a value is (its bytes,
+ * with what the server keeps about them, in one allocation, so a value costs
+ * one malloc and one free) and who frees it (the keyspace, always). The hash
+ * table grows with the number of keys, and grows *incrementally*: see dict.c
+ * for why a table of a million keys must never be rehashed in one go. */
 #include "keyspace.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
@@ -144,9 +137,7 @@ static void value_digest(const value *v, char out[17]) {
 static int digest_matches(const value *v, const arg *digest) {
     char mine[17];
     value_digest(v, mine);
-    for (int i = 0; i < 16; i++)
-        if (tolower((unsigned char)digest->ptr[i]) != mine[i]) return 0;
-    return 1;
+    return arg_is(digest, mine);
 }
 
 /* May the write go ahead? old is the current value, NULL if the key is

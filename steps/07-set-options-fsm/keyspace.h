@@ -1,21 +1,13 @@
-/* keyspace.h -- the keys, their values and their expire times (chapters 02-04).
+/* keyspace.h -- the keys and their values.
  *
  * The keyspace maps binary-safe keys to binary-safe values. It is a hash
- * table (common/dict.c) whose entries hold the key bytes; each entry's value
- * is a `value`: one allocation holding the bytes and, since chapter 04, the
- * key's expire time.
+ * table (dict.c) whose entries hold the key bytes; each entry's value is a
+ * `value`: one allocation, described below.
  *
  * Ownership, the question C makes you answer: the keyspace owns every key and
  * every value. Commands receive their arguments as pointers into the client's
  * query buffer, which is reused for the next command, so storing a key or a
- * value means copying it, and replacing or deleting one means freeing it.
- *
- * Chapter 04 kept keys with a TTL in a list apart from the others; chapter 06
- * replaces the list with a timing wheel (timewheel.h), which keeps them in
- * order of deadline. Each key's link in the wheel, a tw_node holding the
- * expire time, lives in its hash table entry (the dict's per-entry metadata),
- * so scheduling a key allocates nothing and the wheel can hand the entry
- * back when the key is due. */
+ * value means copying it, and replacing or deleting one means freeing it. */
 #ifndef KEYSPACE_H
 #define KEYSPACE_H
 
@@ -40,8 +32,11 @@ typedef struct keyspace {
     int64_t max_lateness_ms; /* most ms a key outlived the moment it expired (INFO) */
 } keyspace;
 
-/* A key's link in the timing wheel. timer->expire_ms is the key's expire
- * time, absolute Unix ms, or 0 when it has none. */
+/* A key's link in the timing wheel, which keeps every key with a TTL in
+ * order of deadline (timewheel.h). timer->expire_ms is the key's expire
+ * time, absolute Unix ms, or 0 when it has none. The link lives in the key's
+ * hash table entry (the dict's per-entry metadata), so scheduling a key
+ * allocates nothing and the wheel can hand the entry back when it is due. */
 tw_node *key_timer(dict_entry *de);
 
 void keyspace_init(keyspace *ks, int64_t now_ms);

@@ -34,6 +34,7 @@
 
 #include <limits.h>
 
+#include "expire_time.h"
 #include "strnum.h"
 
 /* ==== The transition table ====
@@ -268,7 +269,7 @@ static void run_action(parse_run *run, set_fsm_action action, arg value) {
  * not an integer; not positive; seconds that would overflow when multiplied
  * by 1000; a relative time that would overflow when now is added. Redis
  * detects the last case by letting the addition wrap and testing for <= 0;
- * signed overflow is undefined in C, so we test before adding. */
+ * expire_absolute_ms() (expire_time.h) tests before it adds. */
 
 /* Turn run->expire_value into run->result.expire_at_ms. */
 static set_parse_status resolve_expire(parse_run *run, long long now_ms) {
@@ -276,12 +277,11 @@ static set_parse_status resolve_expire(parse_run *run, long long now_ms) {
     long long value;
     if (!string_to_ll(run->expire_value.ptr, run->expire_value.len, &value))
         return SET_PARSE_NOT_INTEGER;
-    if (value <= 0 || value > LLONG_MAX / run->expire_unit_ms) return SET_PARSE_INVALID_EXPIRE;
-    long long at_ms = value * run->expire_unit_ms;
-    if (run->expire_relative) {
-        if (now_ms > 0 && at_ms > LLONG_MAX - now_ms) return SET_PARSE_INVALID_EXPIRE;
-        at_ms += now_ms;
-    }
+    int64_t at_ms;
+    if (value <= 0 ||
+        !expire_absolute_ms(value, run->expire_unit_ms == 1, run->expire_relative ? now_ms : 0,
+                            &at_ms))
+        return SET_PARSE_INVALID_EXPIRE;
     if (at_ms <= 0) return SET_PARSE_INVALID_EXPIRE; /* only if now_ms < 0 */
     run->result.expire_at_ms = at_ms;
     return SET_PARSE_OK;
@@ -337,11 +337,8 @@ set_parse_status set_parse_options(const arg *opts, int count, long long now_ms,
 
 int set_digest_arg_valid(arg a) {
     if (a.len != 16) return 0;
-    for (size_t i = 0; i < a.len; i++) {
-        char c = a.ptr[i];
-        int hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-        if (!hex) return 0;
-    }
+    for (size_t i = 0; i < a.len; i++)
+        if (hex_digit_value(a.ptr[i]) < 0) return 0;
     return 1;
 }
 

@@ -1,4 +1,4 @@
-/* dict.c -- the hash table behind every keyspace (chapter 02).
+/* dict.c -- the hash table that holds the keyspace.
  *
  * A chained hash table with incremental rehashing, after the design of
  * Redis's dict.c (written here from scratch). dict.h has the contract of
@@ -35,16 +35,12 @@ typedef struct dict_table {
     dict_entry **buckets; /* `size` chain heads; NULL when this table is unused */
     size_t size;          /* number of buckets: a power of two, or 0 when unused */
     size_t used;          /* entries stored in this table */
-    size_t max_chain;     /* entries: no chain in this table is longer (see
-                             "Random entries"); only grows until a resize rebuilds */
 } dict_table;
 
 struct dict {
     dict_table table[2];   /* [0] the main table, [1] the new table during a rehash */
     size_t rehash_index;   /* buckets of table[0] below this one are already moved */
     unsigned pause_rehash; /* live iterators and scans: rehash steps wait while > 0 */
-    size_t metadata_bytes; /* bytes of caller metadata in every entry */
-    size_t alloc_bytes;    /* bytes asked of malloc: this struct, bucket arrays, entries */
 };
 
 /* The smallest table we ever have, so a tiny dict does not resize on every
@@ -61,10 +57,6 @@ static const size_t REHASH_EMPTY_VISITS = 10;
  * All memory comes from common/alloc.c, which counts it for INFO's
  * used_memory and treats running out as fatal, as Redis does: a server that
  * cannot allocate a few bytes for a key has no good way to continue. */
-
-static void *dict_malloc(size_t size) {
-    return mem_alloc(size);
-}
 
 /* A zeroed array: all-zero bits is a NULL pointer on every platform this
  * project builds on, so a fresh bucket array is all empty. */
@@ -189,37 +181,22 @@ uint64_t dict_hash(const char *key, size_t len) {
 
 /* ============================ Entries ============================
  *
- * An entry is one allocation: the 24-byte header of dict.h, then the caller's
- * metadata, then the key bytes (the picture is in dict.h). One malloc per key
- * instead of three (entry, key, metadata) saves two allocator headers and two
- * cache misses per lookup. Because the key is copied in, the caller may reuse
- * or free its own buffer as soon as dict_add() returns.
+ * An entry is one allocation: the 24-byte header of dict.h, then the key
+ * bytes (the picture is in dict.h). One malloc per key instead of two (entry
+ * and key) saves an allocator header and a cache miss per lookup. Because
+ * the key is copied in, the caller may reuse or free its own buffer as soon
+ * as dict_add() returns.
  *
  * Entries never move once allocated: a rehash relinks them into the other
- * table but keeps their addresses, so callers may hold entry pointers (the
- * expiry chapters do) for as long as the key exists. */
-
-_Static_assert(sizeof(dict_entry) % 8 == 0, "metadata after the header must be 8-byte aligned");
-
-void *dict_entry_metadata(dict_entry *de) {
-    return (char *)de + sizeof(dict_entry);
-}
-
-dict_entry *dict_entry_from_metadata(void *metadata) {
-    return (dict_entry *)((char *)metadata - sizeof(dict_entry));
-}
+ * table but keeps their addresses, so callers may hold entry pointers for as
+ * long as the key exists. */
 
 const char *dict_entry_key(const dict_entry *de) {
-    return (const char *)de + sizeof(dict_entry) + de->metadata_bytes;
+    return (const char *)de + sizeof(dict_entry);
 }
 
 size_t dict_entry_keylen(const dict_entry *de) {
     return de->keylen;
-}
-
-/* Bytes one entry takes in this dict, as asked of malloc. */
-static size_t entry_size(const dict *d, size_t keylen) {
-    return sizeof(dict_entry) + d->metadata_bytes + keylen;
 }
 
 /* The tag an entry keeps of its key's hash: the top bits, because the low
@@ -228,32 +205,22 @@ static uint16_t hash_tag(uint64_t hash) {
     return (uint16_t)(hash >> 48);
 }
 
-/* A new unlinked entry holding a copy of the key, whose hash is `hash`,
- * zeroed metadata and val. Keys are binary-safe: len bytes are copied
- * whatever they are, and len may be 0 (in which case key may be NULL). */
-static dict_entry *entry_new(dict *d, uint64_t hash, const char *key, size_t len, void *val) {
+/* A new unlinked entry holding a copy of the key, whose hash is `hash`, and
+ * val. Keys are binary-safe: len bytes are copied whatever they are, and len
+ * may be 0 (in which case key may be NULL). */
+static dict_entry *entry_new(uint64_t hash, const char *key, size_t len, void *val) {
     if (len > UINT32_MAX) {
         /* The protocol caps a key at 512 MB long before this. */
         fprintf(stderr, "dict: key of %zu bytes is too long\n", len);
         abort();
     }
-    size_t size = entry_size(d, len);
-    dict_entry *de = dict_malloc(size);
+    dict_entry *de = mem_alloc(sizeof(dict_entry) + len);
     de->next = NULL;
     de->val = val;
     de->keylen = (uint32_t)len;
-    de->metadata_bytes = (uint16_t)d->metadata_bytes;
     de->hash_tag = hash_tag(hash);
-    memset(dict_entry_metadata(de), 0, d->metadata_bytes);
-    char *key_bytes = (char *)de + sizeof(dict_entry) + d->metadata_bytes;
-    if (len > 0) memcpy(key_bytes, key, len);
-    d->alloc_bytes += size;
+    if (len > 0) memcpy((char *)de + sizeof(dict_entry), key, len);
     return de;
-}
-
-static void entry_free(dict *d, dict_entry *de) {
-    d->alloc_bytes -= entry_size(d, de->keylen);
-    mem_free(de);
 }
 
 /* 1 if the entry holds exactly these len bytes, whose hash is `hash`. The
@@ -293,24 +260,21 @@ static size_t table_size_for(size_t entries) {
     return size;
 }
 
-static void table_init(dict *d, dict_table *t, size_t size) {
+static void table_init(dict_table *t, size_t size) {
     t->buckets = alloc_buckets(size);
     t->size = size;
     t->used = 0;
-    t->max_chain = 0;
-    d->alloc_bytes += size * sizeof(dict_entry *);
 }
 
 /* Free a table's bucket array (not its entries) and mark it unused. */
-static void table_release(dict *d, dict_table *t) {
-    d->alloc_bytes -= t->size * sizeof(dict_entry *);
+static void table_release(dict_table *t) {
     mem_free(t->buckets);
     memset(t, 0, sizeof(*t));
 }
 
 /* Begin moving everything into a new table of new_size buckets. */
 static void start_resize(dict *d, size_t new_size) {
-    table_init(d, &d->table[1], new_size);
+    table_init(&d->table[1], new_size);
     d->rehash_index = 0;
 }
 
@@ -325,23 +289,11 @@ static void resize_if_needed(dict *d) {
     if (full || too_empty) start_resize(d, table_size_for(t->used));
 }
 
-/* Entries in a chain, counted by walking it. Chains are about one entry long
- * on average, so this is cheap. */
-static size_t chain_length(const dict_entry *de) {
-    size_t n = 0;
-    for (; de != NULL; de = de->next)
-        n++;
-    return n;
-}
-
-/* Put an entry at the head of its bucket in table t. The caller knows the
- * chain's length before the insertion (it has just walked it), which keeps
- * t->max_chain an upper bound on every chain in t. */
-static void table_link(dict_table *t, size_t bucket, dict_entry *de, size_t old_chain_length) {
+/* Put an entry at the head of its bucket in table t. */
+static void table_link(dict_table *t, size_t bucket, dict_entry *de) {
     de->next = t->buckets[bucket];
     t->buckets[bucket] = de;
     t->used++;
-    if (old_chain_length + 1 > t->max_chain) t->max_chain = old_chain_length + 1;
 }
 
 /* ============================ Incremental rehashing ============================
@@ -370,15 +322,14 @@ static void table_link(dict_table *t, size_t bucket, dict_entry *de, size_t old_
  * Redis also rehashes for a millisecond per cron tick when the server is
  * idle; a dict_rehash_for_ms() here would let our cron do the same. */
 
-/* Move every entry of table[0]'s bucket into table[1]. Walking each target
- * chain to keep max_chain exact costs about one extra entry read per move. */
+/* Move every entry of table[0]'s bucket into table[1]. */
 static void move_bucket(dict *d, size_t bucket) {
     dict_table *from = &d->table[0], *to = &d->table[1];
     dict_entry *de = from->buckets[bucket];
     while (de != NULL) {
         dict_entry *next = de->next;
         size_t target = dict_hash(dict_entry_key(de), de->keylen) & (to->size - 1);
-        table_link(to, target, de, chain_length(to->buckets[target]));
+        table_link(to, target, de);
         from->used--;
         de = next;
     }
@@ -387,7 +338,7 @@ static void move_bucket(dict *d, size_t bucket) {
 
 /* table[0] is empty: table[1] takes its place and the rehash is over. */
 static void finish_rehash(dict *d) {
-    table_release(d, &d->table[0]);
+    table_release(&d->table[0]);
     d->table[0] = d->table[1];
     memset(&d->table[1], 0, sizeof(d->table[1]));
     d->rehash_index = 0;
@@ -420,21 +371,13 @@ static void rehash_step(dict *d) {
  * entry out of table[0] before linking it into table[1], a key is in exactly
  * one table at any moment. */
 
-/* Find the key, given its hash. If chain_len is not NULL it receives the
- * length of the key's chain in the table an insertion would use (table[1]
- * during a rehash), which dict_add_or_find() needs for max_chain; on a miss
- * that chain has been walked to its end anyway. */
-static dict_entry *lookup(dict *d, uint64_t hash, const char *key, size_t len, size_t *chain_len) {
+/* Find the key, given its hash. */
+static dict_entry *lookup(dict *d, uint64_t hash, const char *key, size_t len) {
     int tables = is_rehashing(d) ? 2 : 1;
     for (int i = 0; i < tables; i++) {
         dict_table *t = &d->table[i];
-        size_t n = 0;
-        for (dict_entry *de = t->buckets[hash & (t->size - 1)]; de != NULL; de = de->next) {
+        for (dict_entry *de = t->buckets[hash & (t->size - 1)]; de != NULL; de = de->next)
             if (entry_has_key(de, hash, key, len)) return de;
-            n++;
-        }
-        if (chain_len != NULL)
-            *chain_len = n; /* the last table searched is the one to insert into */
     }
     return NULL;
 }
@@ -442,23 +385,22 @@ static dict_entry *lookup(dict *d, uint64_t hash, const char *key, size_t len, s
 dict_entry *dict_find(dict *d, const char *key, size_t len) {
     rehash_step(d);
     if (dict_size(d) == 0) return NULL; /* no need to hash */
-    return lookup(d, dict_hash(key, len), key, len, NULL);
+    return lookup(d, dict_hash(key, len), key, len);
 }
 
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed) {
     rehash_step(d);
     resize_if_needed(d);
     uint64_t hash = dict_hash(key, len);
-    size_t chain_len = 0;
-    dict_entry *de = lookup(d, hash, key, len, &chain_len);
+    dict_entry *de = lookup(d, hash, key, len);
     if (de != NULL) {
         *existed = 1;
         return de;
     }
     *existed = 0;
     dict_table *t = &d->table[is_rehashing(d) ? 1 : 0];
-    de = entry_new(d, hash, key, len, NULL);
-    table_link(t, hash & (t->size - 1), de, chain_len);
+    de = entry_new(hash, key, len, NULL);
+    table_link(t, hash & (t->size - 1), de);
     return de;
 }
 
@@ -468,34 +410,6 @@ dict_entry *dict_add(dict *d, const char *key, size_t len, void *val) {
     if (existed) return NULL;
     de->val = val;
     return de;
-}
-
-/* A hint to the CPU: start loading the cache line at addr. GCC and clang
- * have a builtin for it; elsewhere it does nothing, which is also correct. */
-#if defined(__GNUC__)
-#define PREFETCH(addr) __builtin_prefetch(addr)
-#else
-#define PREFETCH(addr) ((void)(addr))
-#endif
-
-/* A key can be in either table during a rehash: prefetch in both. A dict
- * that never held a key has no table yet (size 0, buckets NULL): there is
- * nothing to fetch, and even computing &buckets[i] would be undefined. */
-void dict_prefetch_bucket(const dict *d, uint64_t hash) {
-    if (d->table[0].size == 0) return;
-    for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
-        const dict_table *t = &d->table[i];
-        PREFETCH(&t->buckets[hash & (t->size - 1)]);
-    }
-}
-
-void dict_prefetch_entry(const dict *d, uint64_t hash) {
-    if (d->table[0].size == 0) return;
-    for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
-        const dict_table *t = &d->table[i];
-        const dict_entry *de = t->buckets[hash & (t->size - 1)];
-        if (de != NULL) PREFETCH(de);
-    }
 }
 
 /* Deleting from a singly linked chain needs the pointer that points at the
@@ -542,7 +456,7 @@ static void unlink_and_free(dict *d, dict_table *t, dict_entry **link) {
     dict_entry *de = *link;
     *link = de->next;
     t->used--;
-    entry_free(d, de);
+    mem_free(de);
     resize_if_needed(d);
 }
 
@@ -568,57 +482,6 @@ void dict_delete_entry(dict *d, dict_entry *de) {
         abort();
     }
     unlink_and_free(d, t, link);
-}
-
-/* ============================ Random entries ============================
- *
- * Rejection sampling, as promised in dict.h. A "try" picks a bucket uniformly
- * among all the buckets that may hold entries, and a position p uniformly in
- * [0, L); if the chain has an entry at position p, that entry is the answer,
- * otherwise we try again. For this to be fair, L must be at least the length
- * of every chain; then each try hits any one entry with probability
- * 1 / (buckets * L), the same for all, and so the accepted entry is uniform.
- *
- * L comes from max_chain, which each table keeps as an upper bound: every
- * insertion (dict_add or a rehash move) walks the target chain anyway and
- * raises max_chain if that chain became the longest. Deletions do not lower
- * it (finding the new longest chain would mean scanning the table), so after
- * many deletions it may be loose, which costs more tries but never fairness.
- * The next resize starts it again from zero in the new table. */
-
-/* A uniform random number in [0, n), n > 0. Plain rand64() % n would favour
- * small results slightly, because 2^64 is not a multiple of n; we reject the
- * 2^64 % n lowest values so that what is left is. */
-static uint64_t random_below(uint64_t (*rand64)(void *), void *ctx, uint64_t n) {
-    uint64_t reject_below = (0 - n) % n; /* == 2^64 % n, computed in 64 bits */
-    uint64_t r;
-    do
-        r = rand64(ctx);
-    while (r < reject_below);
-    return r % n;
-}
-
-dict_entry *dict_random_entry(dict *d, uint64_t (*rand64)(void *), void *rand_ctx) {
-    rehash_step(d);
-    if (dict_size(d) == 0) return NULL;
-    dict_table *t0 = &d->table[0], *t1 = &d->table[1];
-    /* Candidate buckets: table[0] from rehash_index on (the ones below are
-     * already empty), then all of table[1] (size 0 when not rehashing). */
-    size_t first = d->rehash_index;
-    size_t buckets = (t0->size - first) + t1->size;
-    size_t max_chain = t0->max_chain > t1->max_chain ? t0->max_chain : t1->max_chain;
-    for (;;) {
-        size_t b = random_below(rand64, rand_ctx, buckets);
-        dict_entry *de =
-            b < t0->size - first ? t0->buckets[first + b] : t1->buckets[b - (t0->size - first)];
-        if (de == NULL) continue; /* no position can hit: skip drawing one */
-        size_t position = random_below(rand64, rand_ctx, max_chain);
-        while (de != NULL && position > 0) {
-            de = de->next;
-            position--;
-        }
-        if (de != NULL) return de;
-    }
 }
 
 /* ============================ Iteration ============================
@@ -754,18 +617,44 @@ uint64_t dict_scan(dict *d, uint64_t cursor, void (*fn)(dict_entry *, void *), v
     return cursor;
 }
 
+/* ============================ Prefetching ============================ */
+
+#if FASTPATH
+/* A hint to the CPU: start loading the cache line at addr. GCC and clang
+ * have a builtin for it; elsewhere it does nothing, which is also correct. */
+#if defined(__GNUC__)
+#define PREFETCH(addr) __builtin_prefetch(addr)
+#else
+#define PREFETCH(addr) ((void)(addr))
+#endif
+
+/* A key can be in either table during a rehash: prefetch in both. A dict
+ * that never held a key has no table yet (size 0, buckets NULL): there is
+ * nothing to fetch, and even computing &buckets[i] would be undefined. */
+void dict_prefetch_bucket(const dict *d, uint64_t hash) {
+    if (d->table[0].size == 0) return;
+    for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
+        const dict_table *t = &d->table[i];
+        PREFETCH(&t->buckets[hash & (t->size - 1)]);
+    }
+}
+
+void dict_prefetch_entry(const dict *d, uint64_t hash) {
+    if (d->table[0].size == 0) return;
+    for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
+        const dict_table *t = &d->table[i];
+        const dict_entry *de = t->buckets[hash & (t->size - 1)];
+        if (de != NULL) PREFETCH(de);
+    }
+}
+#endif
+
 /* ============================ Creating and destroying ============================ */
 
-dict *dict_create(size_t metadata_bytes) {
-    if (metadata_bytes > UINT16_MAX) {
-        fprintf(stderr, "dict: %zu metadata bytes per entry is too many\n", metadata_bytes);
-        abort();
-    }
-    dict *d = dict_malloc(sizeof(*d));
+dict *dict_create(void) {
+    dict *d = mem_alloc(sizeof(*d));
     memset(d, 0, sizeof(*d));
-    d->metadata_bytes = metadata_bytes;
-    d->alloc_bytes = sizeof(*d);
-    table_init(d, &d->table[0], DICT_MIN_SIZE);
+    table_init(&d->table[0], DICT_MIN_SIZE);
     return d;
 }
 
@@ -778,11 +667,11 @@ static void free_all_entries(dict *d, void (*free_val)(void *)) {
             while (de != NULL) {
                 dict_entry *next = de->next;
                 if (free_val != NULL) free_val(de->val);
-                entry_free(d, de);
+                mem_free(de);
                 de = next;
             }
         }
-        if (t->size != 0) table_release(d, t);
+        if (t->size != 0) table_release(t);
     }
     d->rehash_index = 0;
 }
@@ -790,7 +679,7 @@ static void free_all_entries(dict *d, void (*free_val)(void *)) {
 void dict_empty(dict *d, void (*free_val)(void *)) {
     assert(d->pause_rehash == 0 && "dict_empty with a live iterator");
     free_all_entries(d, free_val);
-    table_init(d, &d->table[0], DICT_MIN_SIZE);
+    table_init(&d->table[0], DICT_MIN_SIZE);
 }
 
 void dict_free(dict *d, void (*free_val)(void *)) {
@@ -804,10 +693,6 @@ void dict_free(dict *d, void (*free_val)(void *)) {
 
 size_t dict_size(const dict *d) {
     return d->table[0].used + d->table[1].used;
-}
-
-size_t dict_memory_usage(const dict *d) {
-    return d->alloc_bytes;
 }
 
 int dict_is_rehashing(const dict *d) {

@@ -1,8 +1,6 @@
-/* dict.h -- the hash table behind every keyspace (chapter 02).
+/* dict.h -- the hash table that holds the keyspace.
  *
- * Chapter 02 introduces the keyspace: a map from binary-safe keys to values.
- * Every later step (02 to 07) keeps its keys in this one table, so it lives in
- * common/ and no chapter changes it. The design follows Redis's dict.c:
+ * A map from binary-safe keys to values, after the design of Redis's dict.c:
  *
  *   - chained buckets in a table whose size is a power of two;
  *   - incremental rehashing: when the table must grow or shrink, a second
@@ -12,9 +10,7 @@
  *     moving a million keys;
  *   - a keyed hash (SipHash-1-2) whose seed is random per process, so a
  *     client cannot choose keys that all land in one bucket;
- *   - entries that carry the key bytes and, optionally, a few bytes of the
- *     caller's own metadata in the same allocation (chapter 06 keeps a
- *     key's timing-wheel link there).
+ *   - entries that carry the key bytes in the same allocation.
  *
  * The dict never looks at values: it stores a void pointer and hands it back.
  * Who frees a value is always the caller's decision (see dict_delete()). */
@@ -32,24 +28,22 @@
  *
  * An entry is ONE malloc'd block:
  *
- *   +------+-----+--------+----------------+----------+---------------------+-----------+
- *   | next | val | keylen | metadata_bytes | hash_tag | caller metadata ... | key bytes |
- *   +------+-----+--------+----------------+----------+---------------------+-----------+
- *    8      8     4        2                2          metadata_bytes        keylen
+ *   +------+-----+--------+----------+-----------+
+ *   | next | val | keylen | hash_tag | key bytes |
+ *   +------+-----+--------+----------+-----------+
+ *    8      8     4        2 (+2)     keylen
  *
- * The header is 24 bytes on a 64-bit machine, so the metadata that follows
- * it starts 8-byte aligned, ready to hold a uint64_t or a pointer. The key is
- * not NUL-terminated: keys are binary-safe and always come with a length.
+ * The header is 24 bytes on a 64-bit machine (two bytes of padding). The key
+ * is not NUL-terminated: keys are binary-safe and always come with a length.
  *
  * hash_tag holds the top 16 bits of the key's hash. A lookup walking a chain
- * compares it before the key bytes, which may sit on the next cache line
- * (after the metadata): of the other entries of a chain, only one in 65,536
- * has its key read at all. */
+ * compares it before the key bytes, which may sit on the next cache line:
+ * of the other entries of a chain, only one in 65,536 has its key read at
+ * all. */
 typedef struct dict_entry {
     struct dict_entry *next; /* next entry in the same bucket, NULL at the chain's end */
     void *val;               /* the value; owned by the caller, never touched by the dict */
     uint32_t keylen;         /* key length in bytes (keys are at most 4 GiB - 1) */
-    uint16_t metadata_bytes; /* bytes of caller metadata after this header (same in one dict) */
     uint16_t hash_tag;       /* the top 16 bits of the key's hash */
 } dict_entry;
 
@@ -87,24 +81,11 @@ const char *dict_entry_key(const dict_entry *de);
 /* The key length in bytes. */
 size_t dict_entry_keylen(const dict_entry *de);
 
-/* The entry's caller metadata: metadata_bytes (as given to dict_create())
- * bytes, 8-byte aligned, zero-filled when the entry was inserted, stable for
- * the entry's life (entries never move in memory, even during a rehash).
- * Meaningless when the dict was created with metadata_bytes == 0.
- * Chapter 06 keeps each key's timing-wheel link here. */
-void *dict_entry_metadata(dict_entry *de);
-
-/* The inverse: the entry whose metadata starts at `metadata`. Lets a callback
- * that is handed a pointer into the metadata (chapter 06's timing wheel hands
- * back its node) find the key it belongs to. */
-dict_entry *dict_entry_from_metadata(void *metadata);
-
 /* ============================ The dict ============================ */
 
-/* A new empty dict whose entries each carry metadata_bytes bytes of caller
- * metadata (0 for none, at most 65,535). Allocates the struct and a 4-bucket table; aborts
- * the process if memory is exhausted, as every allocation in dict.c does. */
-dict *dict_create(size_t metadata_bytes);
+/* A new empty dict. Allocates the struct and a 4-bucket table; aborts the
+ * process if memory is exhausted, as every allocation in dict.c does. */
+dict *dict_create(void);
 
 /* Free every entry, both tables and the dict itself, calling free_val on each
  * value first when free_val is not NULL. No iterator may be live. */
@@ -123,8 +104,8 @@ size_t dict_size(const dict *d);
 dict_entry *dict_find(dict *d, const char *key, size_t len);
 
 /* Insert the key with value val and return its new entry, or return NULL and
- * change nothing if the key is already present. The key bytes are copied;
- * the metadata is zero-filled. May start a resize and does one rehash step. */
+ * change nothing if the key is already present. The key bytes are copied.
+ * May start a resize and does one rehash step. */
 dict_entry *dict_add(dict *d, const char *key, size_t len, void *val);
 
 /* The entry for the key, inserting it if absent. *existed is set to 1 if the
@@ -133,8 +114,23 @@ dict_entry *dict_add(dict *d, const char *key, size_t len, void *val);
  * walk, where dict_find() followed by dict_add() would do two. */
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed);
 
-/* Prefetching, for a caller that knows several keys it is about to look up
- * (the commands of a pipelined batch, net.c): looking a key up in a table far
+/* Remove the key: unlink and free its entry and return its value, which the
+ * caller now owns and must free. *found (if not NULL) is set to 1 if the key
+ * existed, else 0 and NULL is returned. May start a shrink; one rehash step. */
+void *dict_delete(dict *d, const char *key, size_t len, int *found);
+
+/* Remove an entry the caller holds a pointer to. Like dict_delete() but the
+ * value is NOT freed nor returned: read de->val first. de must be in d.
+ * Allowed on the current entry of a live iterator. For a caller that reaches
+ * an entry through a pointer it kept (the expiry code) rather than through
+ * the key's name. */
+void dict_delete_entry(dict *d, dict_entry *de);
+
+/* ============================ Prefetching ============================ */
+
+#if FASTPATH
+/* Prefetching, for the fast path's look-ahead (prefetch.c), which knows
+ * several keys it is about to look up: looking a key up in a table far
  * larger than the CPU's caches waits twice for memory, for the bucket and
  * then for the entry, and keys looked up one after the other wait one after
  * the other. Announced in advance, the loads overlap. dict_prefetch_bucket()
@@ -145,38 +141,7 @@ dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed)
  * the cache. */
 void dict_prefetch_bucket(const dict *d, uint64_t hash);
 void dict_prefetch_entry(const dict *d, uint64_t hash);
-
-/* Remove the key: unlink and free its entry and return its value, which the
- * caller now owns and must free. *found (if not NULL) is set to 1 if the key
- * existed, else 0 and NULL is returned. May start a shrink; one rehash step. */
-void *dict_delete(dict *d, const char *key, size_t len, int *found);
-
-/* Remove an entry the caller holds a pointer to. Like dict_delete() but the
- * value is NOT freed nor returned: read de->val first. de must be in d.
- * Allowed on the current entry of a live iterator and inside a dict_scan()
- * callback on the entry passed. Used by chapters 04-06, which reach expired
- * keys through entry pointers rather than through their names. */
-void dict_delete_entry(dict *d, dict_entry *de);
-
-/* A uniformly random entry, or NULL if the dict is empty: every entry has the
- * same probability, however the chains are laid out. rand64 must return
- * uniformly random 64-bit values (rand_ctx is passed through to it). Does
- * one rehash step first.
- *
- * Why not "random bucket, then random element of its chain"? Because that
- * favours keys in short chains: a key alone in its bucket is picked with
- * probability 1/B (for B non-empty buckets), a key sharing its bucket with
- * two others only 1/(3B). Instead we use rejection sampling: pick a random
- * bucket and a random position in [0, L), where L bounds every chain's
- * length, and retry if the chain is shorter than that. Each try picks any
- * given entry with probability exactly 1/(buckets * L).
- * Expected cost: buckets * L / entries tries, each a random bucket read and
- * a short chain walk. The table is kept at least 1/8 full (except while a
- * shrink is under way) and L is small (single digits even at a million
- * keys), so a pick costs a few tens of tries at worst; at a million keys and
- * load factor 0.95 we measured about 8 tries, each mostly a cache miss.
- * Used by chapter 05 (tests and exercises of the sampling expire cycle). */
-dict_entry *dict_random_entry(dict *d, uint64_t (*rand64)(void *rand_ctx), void *rand_ctx);
+#endif
 
 /* ============================ Iteration ============================ */
 
@@ -201,18 +166,11 @@ void dict_iter_release(dict_iter *it);
  * Every entry present from the first call to the last is visited at least
  * once, even if the table grows or shrinks in between; some may be visited
  * twice. fn may delete the entry it is given (dict_delete_entry()), nothing
- * else, and must not add entries. Used by chapter 05's exercise. */
+ * else, and must not add entries. Redis's active expire cycle walks its
+ * expires table this way since 7.2 (chapter 05, exercise 3). */
 uint64_t dict_scan(dict *d, uint64_t cursor, void (*fn)(dict_entry *de, void *ctx), void *ctx);
 
 /* ============================ Introspection ============================ */
-
-/* Bytes this dict asked malloc for: the dict struct, both bucket arrays and
- * every entry (header + metadata + key). These are the requested sizes, not
- * malloc_usable_size(): the allocator's rounding and block headers are not
- * included (glibc adds 8 to 23 bytes per block), and values are the caller's
- * and not counted. O(1). Lets the server and the benchmarks report memory
- * per key. */
-size_t dict_memory_usage(const dict *d);
 
 /* 1 while an incremental rehash is in progress, else 0. For tests. */
 int dict_is_rehashing(const dict *d);

@@ -1,0 +1,222 @@
+/* unit_dict_scan.c -- unit tests of dict_scan(), the cursor scan chapter 05
+ * adds to the hash table (steps/05-active-sampling/dict.c): every key
+ * present for a whole scan is visited while the table grows or shrinks
+ * under it, and a callback may delete the entry it is given. The rest of
+ * the table is tested in tests/02-get-set/unit_dict.c and
+ * tests/04-expiry-lazy/unit_dict_delete_entry.c. */
+#include "dict.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================ Helpers ============================ */
+
+static const uint8_t TEST_SEED[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+static void use_test_seed(void) {
+    dict_set_hash_seed(TEST_SEED);
+}
+
+/* Keys are "key:<i>"; buf must hold 32 bytes. Returns the key's length. */
+static size_t make_key(char *buf, size_t i) {
+    return (size_t)snprintf(buf, 32, "key:%zu", i);
+}
+
+/* The i of a "key:<i>" key. */
+static size_t key_index(const dict_entry *de) {
+    char buf[32];
+    size_t len = dict_entry_keylen(de);
+    memcpy(buf, dict_entry_key(de), len);
+    buf[len] = '\0';
+    return (size_t)strtoull(buf + 4, NULL, 10);
+}
+
+/* Values are i + 1 stored in the pointer (so no value is NULL). */
+static void *val_for(size_t i) {
+    return (void *)(uintptr_t)(i + 1);
+}
+
+static void add_keys(dict *d, size_t from, size_t to) {
+    char key[32];
+    for (size_t i = from; i < to; i++) {
+        size_t len = make_key(key, i);
+        if (dict_add(d, key, len, val_for(i)) == NULL)
+            ck_abort_msg("dict_add of new key:%zu: expected a new entry, got NULL", i);
+    }
+}
+
+static void delete_key(dict *d, size_t i) {
+    char key[32];
+    size_t len = make_key(key, i);
+    int found = -1;
+    void *val = dict_delete(d, key, len, &found);
+    if (found != 1 || val != val_for(i))
+        ck_abort_msg("dict_delete of present key:%zu: expected found=1 and value %p, got "
+                     "found=%d and value %p",
+                     i, val_for(i), found, val);
+}
+
+/* Do finds until any rehash in progress has finished. */
+static void finish_rehashing(dict *d) {
+    for (int i = 0; i < 10000000 && dict_is_rehashing(d); i++)
+        dict_find(d, "x", 1);
+    ck_assert_int_eq(dict_is_rehashing(d), 0);
+}
+
+/* Every key in [from, to) must have been visited. */
+static void require_all_seen(const unsigned char *seen, size_t from, size_t to, const char *what) {
+    for (size_t i = from; i < to; i++)
+        if (!seen[i])
+            ck_abort_msg("%s: expected key:%zu visited by the scan, got no visit", what, i);
+}
+
+/* A scan's record of what it saw. */
+typedef struct scan_record {
+    unsigned char *seen; /* seen[i] != 0 once key i was visited */
+    dict *d;             /* the dict, for callbacks that delete */
+} scan_record;
+
+static void record_key(dict_entry *de, void *ctx) {
+    scan_record *rec = ctx;
+    rec->seen[key_index(de)] = 1;
+}
+
+static void record_and_delete(dict_entry *de, void *ctx) {
+    scan_record *rec = ctx;
+    rec->seen[key_index(de)] = 1;
+    dict_delete_entry(rec->d, de);
+}
+
+/* ============================ Tests ============================ */
+
+static void count_visit(dict_entry *de, void *ctx) {
+    unsigned char *visits = ctx;
+    visits[key_index(de)]++;
+}
+
+/* With no rehash under way and nothing added or deleted, each call visits
+ * exactly one bucket, so a whole scan takes one call per bucket and meets
+ * every key exactly once (a scan may repeat keys only when the table
+ * changes size under it). */
+START_TEST(test_scan_of_a_still_table) {
+    const size_t n = 5000;
+    dict *d = dict_create();
+    unsigned char *visits = calloc(n, 1);
+    add_keys(d, 0, n);
+    finish_rehashing(d);
+    size_t calls = 0;
+    uint64_t cursor = 0;
+    do {
+        cursor = dict_scan(d, cursor, count_visit, visits);
+        calls++;
+    } while (cursor != 0);
+    ck_assert_uint_eq(calls, dict_bucket_count(d));
+    for (size_t i = 0; i < n; i++)
+        if (visits[i] != 1) ck_abort_msg("key:%zu: expected 1 visit, got %d", i, visits[i]);
+    ck_assert_uint_eq(dict_size(d), n);
+    dict_free(d, NULL);
+    free(visits);
+}
+END_TEST
+
+/* Keys present for the whole scan must all be visited while the table grows
+ * several times (2048 buckets to 32768), with scan calls landing in the middle
+ * of rehashes. A scan in plain bucket order would miss keys here. */
+START_TEST(test_scan_across_grow) {
+    const size_t originals = 1000, total = 21000;
+    dict *d = dict_create();
+    unsigned char *seen = calloc(total, 1);
+    scan_record rec = {seen, d};
+    add_keys(d, 0, originals);
+    finish_rehashing(d);
+
+    size_t next_key = originals, calls = 0, calls_mid_rehash = 0;
+    uint64_t cursor = 0;
+    do {
+        if (dict_is_rehashing(d)) calls_mid_rehash++;
+        cursor = dict_scan(d, cursor, record_key, &rec);
+        calls++;
+        size_t stop = next_key + 50 < total ? next_key + 50 : total;
+        add_keys(d, next_key, stop);
+        next_key = stop;
+    } while (cursor != 0);
+
+    require_all_seen(seen, 0, originals, "original key, across grows");
+    ck_assert_uint_gt(calls_mid_rehash, 0);
+    ck_assert_uint_gt(dict_bucket_count(d), 4096); /* it grew while we scanned */
+    ck_assert_uint_gt(calls, 10);
+    dict_free(d, NULL);
+    free(seen);
+}
+END_TEST
+
+/* The same while the table shrinks: 20000 keys, of which the first 500 stay
+ * and the rest are deleted as the scan goes. */
+START_TEST(test_scan_across_shrink) {
+    const size_t kept = 500, total = 20000;
+    dict *d = dict_create();
+    unsigned char *seen = calloc(total, 1);
+    scan_record rec = {seen, d};
+    add_keys(d, 0, total);
+    finish_rehashing(d);
+    size_t buckets_before = dict_bucket_count(d);
+
+    size_t next_delete = kept, calls_mid_rehash = 0;
+    uint64_t cursor = 0;
+    do {
+        if (dict_is_rehashing(d)) calls_mid_rehash++;
+        cursor = dict_scan(d, cursor, record_key, &rec);
+        for (int k = 0; k < 200 && next_delete < total; k++)
+            delete_key(d, next_delete++);
+    } while (cursor != 0);
+
+    require_all_seen(seen, 0, kept, "kept key, across shrinks");
+    ck_assert_uint_gt(calls_mid_rehash, 0);
+    finish_rehashing(d);
+    ck_assert_uint_lt(dict_bucket_count(d), buckets_before); /* it shrank */
+    dict_free(d, NULL);
+    free(seen);
+}
+END_TEST
+
+/* A scan callback may delete the entry it is given. Deleting every visited
+ * entry must leave nothing behind (an entry skipped because its neighbour
+ * was freed under the scan would survive), and must not touch freed memory,
+ * which valgrind checks. The deletions shrink the table as the scan goes. */
+START_TEST(test_scan_callback_deletes) {
+    const size_t n = 10000;
+    dict *d = dict_create();
+    unsigned char *seen = calloc(n, 1);
+    scan_record rec = {seen, d};
+    add_keys(d, 0, n);
+    uint64_t cursor = 0;
+    do
+        cursor = dict_scan(d, cursor, record_and_delete, &rec);
+    while (cursor != 0);
+    require_all_seen(seen, 0, n, "key deleted by the callback");
+    ck_assert_uint_eq(dict_size(d), 0);
+    ck_assert_uint_eq(dict_scan(d, 0, record_key, &rec), 0); /* empty: done at once */
+    dict_free(d, NULL);
+    free(seen);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("05-active-sampling: dict_scan");
+    TCase *tc = tcase_create("scan");
+    tcase_add_checked_fixture(tc, use_test_seed, NULL);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_scan_of_a_still_table);
+    tcase_add_test(tc, test_scan_across_grow);
+    tcase_add_test(tc, test_scan_across_shrink);
+    tcase_add_test(tc, test_scan_callback_deletes);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
