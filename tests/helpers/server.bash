@@ -69,6 +69,13 @@ rcli() {
   redis-cli -p "$PORT" "$@"
 }
 
+# r ARGS...: rcli with typed replies, "(integer) 1", "(nil)", "(error) ...",
+# even though the output is not a terminal: for tests that must tell the
+# integer 1 from the string "1", or nil from "".
+r() {
+  rcli --no-raw "$@"
+}
+
 # raw [options]: send stdin's bytes on a new connection and print what comes
 # back. See tests/helpers/rawio.py. Debian's python3 starts fastest.
 PYTHON=$(command -v /usr/bin/python3 || command -v python3)
