@@ -7,8 +7,6 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-now_ms() { date +%s%3N; }
-
 load_keys() { # load_keys PREFIX N PX-MS
   awk -v p="$1" -v n="$2" -v px="$3" 'BEGIN { for (i = 0; i < n; i++) { k = p ":" i
     printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$2\r\nPX\r\n$%d\r\n%s\r\n", length(k), k, length(px), px } }' |

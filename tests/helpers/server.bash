@@ -11,10 +11,15 @@
 #
 # A suite starts one server in setup_file and stops it in teardown_file; tests
 # use distinct key names, so they do not depend on each other.
+#
+# Also loaded from here: port.sh (pick_port, wait_for_pong) and clock.sh
+# (now_ms).
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
-. "$(dirname "${BASH_SOURCE[0]}")/port.sh" # pick_port, wait_for_pong
+HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$HELPERS/port.sh"  # pick_port, wait_for_pong
+. "$HELPERS/clock.sh" # now_ms
 
 is_reference() {
   [ "$(basename "$SERVER")" = redis-server ]
@@ -79,7 +84,7 @@ r() {
 # raw [options]: send stdin's bytes on a new connection and print what comes
 # back. See tests/helpers/rawio.py. Debian's python3 starts fastest.
 PYTHON=$(command -v /usr/bin/python3 || command -v python3)
-RAWIO="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rawio.py"
+RAWIO="$HELPERS/rawio.py"
 export PYTHON RAWIO
 raw() {
   "$PYTHON" "$RAWIO" "$PORT" "$@"

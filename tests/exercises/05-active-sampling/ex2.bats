@@ -19,7 +19,6 @@ setup_file() { start_server; }
 teardown_file() { stop_server; }
 
 avg_ttl() { rcli info keyspace | tr -d '\r' | sed -n 's/^db0:.*avg_ttl=\([0-9-]*\).*/\1/p'; }
-now_ms() { "$PYTHON" -c 'import time; print(int(time.time() * 1000))'; }
 
 # load_keys PREFIX N [OPTIONS...]: N keys PREFIX:0.. set through one pipe.
 load_keys() {
