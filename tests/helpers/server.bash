@@ -12,14 +12,15 @@
 # A suite starts one server in setup_file and stops it in teardown_file; tests
 # use distinct key names, so they do not depend on each other.
 #
-# Also loaded from here: port.sh (pick_port, wait_for_pong) and clock.sh
-# (now_ms).
+# Also loaded from here: port.sh (pick_port, wait_for_pong), clock.sh (now_ms)
+# and keyspace.bash (load_keys, wait_dbsize, pipe_commands).
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
 HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-. "$HELPERS/port.sh"  # pick_port, wait_for_pong
-. "$HELPERS/clock.sh" # now_ms
+. "$HELPERS/port.sh"       # pick_port, wait_for_pong
+. "$HELPERS/clock.sh"      # now_ms
+. "$HELPERS/keyspace.bash" # load_keys, wait_dbsize, pipe_commands
 
 is_reference() {
   [ "$(basename "$SERVER")" = redis-server ]
