@@ -27,10 +27,14 @@ is_reference() {
 }
 
 # start_server [extra flags...]: start the server on a free port, wait until it
-# answers PING, export PORT and SERVER_PID. Retries on another port if the
-# chosen one was taken in the meantime.
+# answers PING, export PORT, SERVER_PID and SERVER_LOG. Retries on another
+# port if the chosen one was taken in the meantime. Each start has a log of
+# its own, so a test may start a second server (SERVER=redis-server
+# start_server): tests run in subshells, so PORT and SERVER_PID name the
+# suite's server again in the next test and in teardown_file.
 start_server() {
-  local log="${BATS_FILE_TMPDIR:-/tmp}/server.$$.log"
+  local log
+  log=$(mktemp "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.log.XXXXXX") || return 1
   export SERVER_LOG="$log"
   for _ in 1 2 3 4 5; do
     PORT=$(pick_port) || return 1
