@@ -37,7 +37,7 @@ start_server() {
   log=$(mktemp "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.log.XXXXXX") || return 1
   export SERVER_LOG="$log"
   for _ in 1 2 3 4 5; do
-    PORT=$(pick_port) || return 1
+    PORT=$(pick_port) || { echo "start_server: pick_port found no free port" >&2; return 1; }
     export PORT
     if is_reference; then
       "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --databases 1 \
@@ -54,7 +54,8 @@ start_server() {
     kill -9 "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
   done
-  echo "could not start $SERVER; its output:" >&2
+  echo "could not start $SERVER: 5 tries, on port $PORT last; expected PONG and" \
+    "\"ready to accept connections\" in its log; its output:" >&2
   cat "$log" >&2
   return 1
 }
