@@ -9,8 +9,6 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
-
 @test "EXPIRE sets a TTL that TTL and PTTL report, rounded as Redis rounds" {
   rcli set "$(key)" v
   run r expire "$(key)" 50

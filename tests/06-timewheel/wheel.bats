@@ -7,14 +7,6 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-now_ms() { date +%s%3N; }
-
-load_keys() { # load_keys PREFIX N PX-MS
-  awk -v p="$1" -v n="$2" -v px="$3" 'BEGIN { for (i = 0; i < n; i++) { k = p ":" i
-    printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n$2\r\nPX\r\n$%d\r\n%s\r\n", length(k), k, length(px), px } }' |
-    rcli --pipe >/dev/null
-}
-
 info_field() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 
 @test "20,000 keys with PX 300 are all gone within half a second of their deadline, unread" {
@@ -22,12 +14,9 @@ info_field() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
   [ -n "${VALGRIND:-}${SANITIZED:-}" ] && skip "a timing promise: checked on a native build"
   rcli flushall
   rcli set "$(key live)" v
-  load_keys "$(key)" 20000 300
+  load_keys "$(key)" 20000 PX 300
   loaded=$(now_ms) # every deadline is at most loaded + 300
-  while [ "$(rcli dbsize)" != 1 ]; do
-    [ $(($(now_ms) - loaded)) -le 800 ] || { echo "DBSIZE $(rcli dbsize) at +$(($(now_ms) - loaded)) ms" >&2; false; }
-    sleep 0.02
-  done
+  wait_dbsize 1 800
   late=$(info_field expire_wheel_max_lateness_ms)
   echo "all gone $(($(now_ms) - loaded)) ms after loading; max lateness $late ms" >&3
   [ "$late" -lt 100 ]
@@ -74,9 +63,9 @@ info_field() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 @test "FLUSHALL empties the wheel, and new keys are scheduled again" {
   own_promise "unread keys deleted on time"
   rcli flushall
-  load_keys "$(key old)" 100 100000
+  load_keys "$(key old)" 100 PX 100000
   rcli flushall
-  load_keys "$(key new)" 100 200
+  load_keys "$(key new)" 100 PX 200
   sleep 0.6
   run rcli dbsize
   [ "$output" = "0" ]

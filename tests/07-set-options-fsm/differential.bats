@@ -14,12 +14,11 @@ teardown_file() { stop_server; }
   [ -n "${VALGRIND:-}${SANITIZED:-}" ] && skip "a protocol comparison: run natively"
   command -v redis-server >/dev/null || skip "redis-server is not installed"
   ours=$PORT
-  rport=$(pick_port)
-  redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
-  rpid=$!
-  for _ in $(seq 1 100); do redis-cli -p "$rport" ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
-  run "$PYTHON" "$BATS_TEST_DIRNAME/set_differential.py" "$ours" "$rport"
-  kill "$rpid"; wait "$rpid" || true
+  # Redis is started the way every suite starts its server; from here to
+  # stop_server, PORT is Redis's (the next test sees ours again).
+  SERVER=redis-server start_server
+  run "$PYTHON" "$BATS_TEST_DIRNAME/set_differential.py" "$ours" "$PORT"
+  stop_server
   echo "$output" | head -1 >&3
   [ "$status" -eq 0 ]
   [[ "$output" == *" 0 differences"* ]]

@@ -8,8 +8,6 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
-
 # needs_redis_84: skip in a reference run against a Redis older than 8.4.
 needs_redis_84() {
   if is_reference; then

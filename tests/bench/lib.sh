@@ -8,7 +8,8 @@
 
 BENCH_PIDS=()
 
-. "$(dirname "${BASH_SOURCE[0]}")/../helpers/port.sh" # pick_port, wait_for_pong
+. "$(dirname "${BASH_SOURCE[0]}")/../helpers/port.sh"  # pick_port, wait_for_pong
+. "$(dirname "${BASH_SOURCE[0]}")/../helpers/clock.sh" # now_ms
 
 # is_redis BINARY: is it a real redis-server (which wants a few more flags)?
 is_redis() {
@@ -107,11 +108,6 @@ rss_bytes() {
 # info_field PORT NAME: one field of INFO, or empty.
 info_field() {
   redis-cli -p "$1" info all 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"
-}
-
-now_ms() {
-  local t=$EPOCHREALTIME
-  echo $((${t/./} / 1000))
 }
 
 # server_binary LABEL: the binary for a label: redis, or a step number.

@@ -11,23 +11,33 @@
 #
 # A suite starts one server in setup_file and stops it in teardown_file; tests
 # use distinct key names, so they do not depend on each other.
+#
+# Also loaded from here: port.sh (pick_port, wait_for_pong), clock.sh (now_ms)
+# and keyspace.bash (load_keys, wait_dbsize, pipe_commands).
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
-. "$(dirname "${BASH_SOURCE[0]}")/port.sh" # pick_port, wait_for_pong
+HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$HELPERS/port.sh"       # pick_port, wait_for_pong
+. "$HELPERS/clock.sh"      # now_ms
+. "$HELPERS/keyspace.bash" # load_keys, wait_dbsize, pipe_commands
 
 is_reference() {
   [ "$(basename "$SERVER")" = redis-server ]
 }
 
 # start_server [extra flags...]: start the server on a free port, wait until it
-# answers PING, export PORT and SERVER_PID. Retries on another port if the
-# chosen one was taken in the meantime.
+# answers PING, export PORT, SERVER_PID and SERVER_LOG. Retries on another
+# port if the chosen one was taken in the meantime. Each start has a log of
+# its own, so a test may start a second server (SERVER=redis-server
+# start_server): tests run in subshells, so PORT and SERVER_PID name the
+# suite's server again in the next test and in teardown_file.
 start_server() {
-  local log="${BATS_FILE_TMPDIR:-/tmp}/server.$$.log"
+  local log
+  log=$(mktemp "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.log.XXXXXX") || return 1
   export SERVER_LOG="$log"
   for _ in 1 2 3 4 5; do
-    PORT=$(pick_port) || return 1
+    PORT=$(pick_port) || { echo "start_server: pick_port found no free port" >&2; return 1; }
     export PORT
     if is_reference; then
       "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --databases 1 \
@@ -44,7 +54,8 @@ start_server() {
     kill -9 "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
   done
-  echo "could not start $SERVER; its output:" >&2
+  echo "could not start $SERVER: 5 tries, on port $PORT last; expected PONG and" \
+    "\"ready to accept connections\" in its log; its output:" >&2
   cat "$log" >&2
   return 1
 }
@@ -69,10 +80,17 @@ rcli() {
   redis-cli -p "$PORT" "$@"
 }
 
+# r ARGS...: rcli with typed replies, "(integer) 1", "(nil)", "(error) ...",
+# even though the output is not a terminal: for tests that must tell the
+# integer 1 from the string "1", or nil from "".
+r() {
+  rcli --no-raw "$@"
+}
+
 # raw [options]: send stdin's bytes on a new connection and print what comes
 # back. See tests/helpers/rawio.py. Debian's python3 starts fastest.
 PYTHON=$(command -v /usr/bin/python3 || command -v python3)
-RAWIO="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rawio.py"
+RAWIO="$HELPERS/rawio.py"
 export PYTHON RAWIO
 raw() {
   "$PYTHON" "$RAWIO" "$PORT" "$@"

@@ -16,8 +16,6 @@ load ../../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
-
 @test "SETEX answers OK, stores the value and a TTL in seconds" {
   run raw --expect 5 -- SETEX "$(key)" 50 hello
   [ "$output" = "$(printf '+OK\r\n')" ]

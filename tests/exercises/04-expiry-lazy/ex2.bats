@@ -13,7 +13,6 @@ load ../../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
 stat() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 used_memory() { rcli info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 

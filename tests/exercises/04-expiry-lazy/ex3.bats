@@ -17,8 +17,6 @@ load ../../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
-
 @test "GETEX without an option answers the value and leaves the TTL alone" {
   rcli set "$(key plain)" v
   run raw --expect 7 -- GETEX "$(key plain)"

@@ -19,26 +19,11 @@ setup_file() { start_server; }
 teardown_file() { stop_server; }
 
 avg_ttl() { rcli info keyspace | tr -d '\r' | sed -n 's/^db0:.*avg_ttl=\([0-9-]*\).*/\1/p'; }
-now_ms() { "$PYTHON" -c 'import time; print(int(time.time() * 1000))'; }
-
-# load_keys PREFIX N [OPTIONS...]: N keys PREFIX:0.. set through one pipe.
-load_keys() {
-  local prefix=$1 n=$2
-  shift 2
-  awk -v p="$prefix" -v n="$n" -v opts="$*" 'BEGIN {
-    extra = split(opts, o, " ")
-    for (i = 0; i < n; i++) {
-      k = p ":" i
-      printf "*%d\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", 3 + extra, length(k), k
-      for (j = 1; j <= extra; j++) printf "$%d\r\n%s\r\n", length(o[j]), o[j]
-    }
-  }' | rcli --pipe | grep -q "errors: 0, replies: $n"
-}
 
 # persist_keys PREFIX N: PERSIST PREFIX:0 .. PREFIX:N-1 through one pipe.
 persist_keys() {
   awk -v p="$1" -v n="$2" 'BEGIN { for (i = 0; i < n; i++) printf "PERSIST %s:%d\r\n", p, i }' |
-    rcli --pipe | grep -q "errors: 0, replies: $2"
+    pipe_commands "$2" "PERSIST $1:0..$1:$(($2 - 1))"
 }
 
 # wait_avg_ttl TEST SECONDS: poll avg_ttl every 100 ms until "[ avg TEST ]"

@@ -20,8 +20,6 @@ load ../../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
-
 @test "SET k v PERSIST answers OK, stores the value and drops the TTL" {
   rcli set "$(key)" old ex 100
   run raw --expect 5 -- SET "$(key)" new PERSIST

@@ -27,8 +27,6 @@ load ../../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-r() { rcli --no-raw "$@"; }
-
 @test "chapter 04's GETEX grader passes against this server" {
   run bats --tap "$BATS_TEST_DIRNAME/../04-expiry-lazy/ex3.bats"
   echo "$output" | grep -v '^ok '

@@ -1,0 +1,53 @@
+# keyspace.bash -- helpers for suites that fill the server with many keys and
+# wait for them to expire: load_keys, wait_dbsize, and pipe_commands under
+# them. server.bash loads this file; everything here talks to the suite's
+# server on $PORT through rcli, and on failure says on stderr what it sent,
+# what it expected and what it received.
+
+# pipe_commands N WHAT: send stdin, N commands (RESP or inline), through
+# `redis-cli --pipe` in one go, and require N replies and no error reply.
+# WHAT names the commands in the failure message ("SET k:0..k:99 v PX 100").
+pipe_commands() {
+  local n=$1 what=$2 out
+  # --pipe prints the error replies and a summary line, "errors: E, replies:
+  # R", and exits 1 if E > 0 (so `|| true`: the summary says more).
+  out=$(rcli --pipe 2>&1) || true
+  grep -qx "errors: 0, replies: $n" <<<"$out" && return 0
+  echo "sent $n commands ($what) through redis-cli --pipe;" \
+    "expected \"errors: 0, replies: $n\", received:" >&2
+  head -20 <<<"$out" >&2
+  return 1
+}
+
+# load_keys PREFIX N [SET-OPTIONS...]: SET PREFIX:0 .. PREFIX:N-1 to "v",
+# each with the same options (none, EX 100, PX 300, ...), through one pipe.
+# The commands are written in RESP by awk: N redis-cli calls would take
+# seconds, and a pipe of 20,000 SETs takes a few milliseconds.
+load_keys() {
+  local prefix=$1 n=$2
+  shift 2
+  awk -v p="$prefix" -v n="$n" -v opts="$*" 'BEGIN {
+    extra = split(opts, o, " ")
+    for (i = 0; i < n; i++) {
+      k = p ":" i
+      printf "*%d\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", 3 + extra, length(k), k
+      for (j = 1; j <= extra; j++) printf "$%d\r\n%s\r\n", length(o[j]), o[j]
+    }
+  }' | pipe_commands "$n" "SET $prefix:0..$prefix:$((n - 1)) v${*:+ $*}"
+}
+
+# wait_dbsize N WITHIN_MS: send DBSIZE every 20 ms until it answers N; fail
+# once WITHIN_MS milliseconds have passed, with the last answer seen.
+wait_dbsize() {
+  local want=$1 within_ms=$2 seen deadline
+  deadline=$(($(now_ms) + within_ms))
+  while :; do
+    seen=$(rcli dbsize 2>&1) || true # a dead server: say what redis-cli said
+    [ "$seen" = "$want" ] && return 0
+    if [ "$(now_ms)" -ge "$deadline" ]; then
+      echo "sent DBSIZE every 20 ms for $within_ms ms; expected $want, last received '$seen'" >&2
+      return 1
+    fi
+    sleep 0.02
+  done
+}
