@@ -1,5 +1,5 @@
 # difflines.awk -- the changed lines of one `diff -u`, each with its kind:
-# code, comment, header or blank. Used by diffsize.sh.
+# code, comment, header or blank. Used by diffsize.sh and diffscope.sh --hunks.
 #
 #   diff -u OLD NEW | awk -v old=OLD -v new=NEW -f difflines.awk
 #
