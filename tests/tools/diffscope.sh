@@ -1,15 +1,74 @@
 #!/usr/bin/env bash
-# diffscope.sh -- each chapter's diff touches exactly the files it names.
+# diffscope.sh -- each chapter's diff touches exactly the files it names
+# (and, with --hunks, changes no comment that is narration).
 #
-# Every chapter docs/NN-name.md (NN >= 02) has one line
+#   tests/tools/diffscope.sh            the file check (tests/run.sh runs it)
+#   tests/tools/diffscope.sh --hunks    the file check, then the hunk check
+# (for make test to run the hunk check too, add --hunks to tests/run.sh's call)
+#
+# The file check. Every chapter docs/NN-name.md (NN >= 02) has one line
 #   **Files this chapter changes:** `main.c`, `keyspace.c`, ...
 # naming the files of steps/NN-name that differ from steps/NN-1 (added,
 # removed or changed). This check fails when a neighbour diff touches a file
 # the chapter does not list (unrelated churn between steps), or when the
 # chapter lists a file the diff does not touch (a chapter out of date).
 # Prints one line per chapter.
+#
+# The hunk check (--hunks) looks inside every file present in both steps of
+# a pair, at the hunks of `diff -u steps/NN-1/FILE steps/NN/FILE`: what a
+# learner reads in `make diff`. Each changed line is code, comment, header
+# or blank (the rule is in difflines.awk: a comment line has no code on it;
+# header lines are the comment lines above the file's first line of code).
+# A hunk is comment churn, and fails, when
+#   - it changes a line of the file's header comment, whether or not it also
+#     changes code: the header says what the file is now, so a chapter that
+#     adds code does not rewrite it ("since chapter 04 ...": that history
+#     belongs in the chapter), and the #includes below a header never
+#     explain a change to it; or
+#   - it changes comment lines and no code (blank lines aside), and no code
+#     line of the file changes within NEAR (12) lines of it. A comment that
+#     explains code the chapter changed (a function's contract above its
+#     changed body) changes with that code, so it is near it; a comment that
+#     changes far from any code change is narration.
+# unless tests/tools/diffscope.allow allows it. Each entry there is a line
+#   STEP FILE TEXT        e.g.   06 main.c main.c -- step 06
+# (STEP: "06", "06-timewheel" or "*" for every step) and allows the churn
+# hunks of that file in that step's diff that have TEXT in one of their
+# changed comment lines; a # comment above the entry says why. An entry that
+# allows nothing fails the check too, so the list shrinks with the churn.
+# Each failure names the step pair, the file, the hunk's line range, its
+# lines (-N: line N of the older step's file, +N: of the newer) and what is
+# expected instead; the hunk check ends with one line per step pair.
 set -u
 cd "$(dirname "$0")/../.."
+case "${1:-}" in
+  "") hunks=0 ;;
+  --hunks) hunks=1 ;;
+  *) echo "usage: $0 [--hunks]" >&2; exit 2 ;;
+esac
+NEAR=12
+allow=tests/tools/diffscope.allow
+used=$(mktemp)
+trap 'rm -f "$used"' EXIT
+
+# Prints the churn hunks of one neighbour pair and a summary line for it;
+# fails if there was one.
+check_hunks() { # check_hunks PREV STEP
+  local prev=$1 step=$2 path f a b churn=0 files=""
+  for path in "steps/$step"/*; do
+    f=${path##*/} a="steps/$prev/${path##*/}" b=$path
+    [ -f "$a" ] || continue          # a new file: the file check covers it
+    cmp -s "$a" "$b" && continue
+    if ! diff -u "$a" "$b" | awk -v old="$a" -v new="$b" -f tests/tools/difflines.awk |
+      awk -v prev="$prev" -v step="$step" -v file="$f" -v near="$NEAR" \
+        -v allow="$allow" -v used="$used" -f tests/tools/diffchurn.awk; then
+      churn=1; files+=" $f"
+    fi
+  done
+  if [ "$churn" -eq 0 ]; then echo "$prev -> $step: no comment churn"; else echo "$prev -> $step: comment churn in$files"; fi
+  [ "$churn" -eq 0 ]
+}
+
 status=0
 prev=""
 for dir in steps/*/; do
@@ -30,4 +89,25 @@ for dir in steps/*/; do
   fi
   prev=$step
 done
+
+if [ "$hunks" -eq 1 ]; then
+  echo
+  prev=""
+  for dir in steps/*/; do
+    step=$(basename "$dir")
+    [ -n "$prev" ] && { check_hunks "$prev" "$step" || status=1; }
+    prev=$step
+  done
+  # Entries of the allow list that allowed no hunk are out of date.
+  if [ -f "$allow" ]; then
+    stale=$(awk -v used="$used" '
+      BEGIN { while ((getline n < used) > 0) seen[n] = 1 }
+      !/^[ \t]*(#|$)/ && !(FNR in seen) { printf "%s:%d: %s\n", FILENAME, FNR, $0 }' "$allow")
+    if [ -n "$stale" ]; then
+      echo "$stale"
+      echo "  these entries allow no churn hunk: the lines they were for are gone or changed; remove or update them"
+      status=1
+    fi
+  fi
+fi
 exit $status
