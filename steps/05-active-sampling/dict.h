@@ -148,7 +148,7 @@ void dict_prefetch_entry(const dict *d, uint64_t hash);
 /* Start a safe iteration over every entry. Until dict_iter_release(), the
  * rehash is paused, so entries stay where they are: every entry present for
  * the whole iteration is returned exactly once. The caller may delete the
- * entry just returned (dict_delete_entry() or dict_delete()), but no other;
+ * entry just returned (dict_delete()), but no other;
  * it may add entries, which may or may not be returned. */
 void dict_iter_init(dict_iter *it, dict *d);
 

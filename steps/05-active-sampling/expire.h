@@ -19,7 +19,7 @@
 #include "keyspace.h"
 #include "net.h"
 
-/* Give the key a TTL, or move it: it joins keyspace.ttl_keys if it had none. */
+/* Give the key a TTL, or move it. */
 void expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms);
 
 /* Drop the key's TTL. Returns 1 if it had one. */

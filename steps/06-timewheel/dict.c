@@ -40,7 +40,7 @@ typedef struct dict_table {
 struct dict {
     dict_table table[2];   /* [0] the main table, [1] the new table during a rehash */
     size_t rehash_index;   /* buckets of table[0] below this one are already moved */
-    unsigned pause_rehash; /* live iterators and scans: rehash steps wait while > 0 */
+    unsigned pause_rehash; /* walks of the table under way: rehash steps wait while > 0 */
     size_t metadata_bytes; /* bytes of caller metadata in every entry */
 };
 
@@ -324,8 +324,8 @@ static void table_link(dict_table *t, size_t bucket, dict_entry *de) {
  * arrive, so table[1] never gets much beyond load factor 1 before it becomes
  * table[0].
  *
- * Steps are skipped while an iterator or a scan is live (pause_rehash > 0):
- * moving entries under an iterator's feet could make it return an entry twice
+ * Steps are skipped while the table is being walked (pause_rehash > 0):
+ * moving entries under a walker's feet could make it return an entry twice
  * or miss one.
  *
  * A cost to know about: a shrink walks the whole old table, and at 10 empty

@@ -121,8 +121,8 @@ size_t dict_size(const dict *d);
 dict_entry *dict_find(dict *d, const char *key, size_t len);
 
 /* Insert the key with value val and return its new entry, or return NULL and
- * change nothing if the key is already present. The key bytes are copied;
- * the metadata is zero-filled. May start a resize and does one rehash step. */
+ * change nothing if the key is already present. The key bytes are copied.
+ * May start a resize and does one rehash step. */
 dict_entry *dict_add(dict *d, const char *key, size_t len, void *val);
 
 /* The entry for the key, inserting it if absent. *existed is set to 1 if the
@@ -165,7 +165,7 @@ void dict_prefetch_entry(const dict *d, uint64_t hash);
 /* Start a safe iteration over every entry. Until dict_iter_release(), the
  * rehash is paused, so entries stay where they are: every entry present for
  * the whole iteration is returned exactly once. The caller may delete the
- * entry just returned (dict_delete_entry() or dict_delete()), but no other;
+ * entry just returned (dict_delete()), but no other;
  * it may add entries, which may or may not be returned. */
 void dict_iter_init(dict_iter *it, dict *d);
 
