@@ -21,7 +21,13 @@ LDLIBS  ?=
 
 STEPS       := $(sort $(patsubst steps/%/main.c,%,$(wildcard steps/[0-9][0-9]-*/main.c)))
 NEWEST      := $(lastword $(STEPS))
-step_dir     = $(firstword $(filter $(1)-%,$(STEPS)) $(filter $(1),$(STEPS)))
+# STEP=5, 05 or 05-active-sampling name one step; an unknown STEP is an error.
+ifdef STEP
+  STEP_DIR := $(filter $(STEP) $(STEP)-% 0$(STEP)-%,$(STEPS))
+  ifneq ($(words $(STEP_DIR)),1)
+    $(error unknown step STEP=$(STEP); the steps are $(STEPS))
+  endif
+endif
 
 # Variants live side by side: build/ (default), build/poll, build/asan.
 ifeq ($(POLL),1)
@@ -82,7 +88,7 @@ UNIT_STEPS := $(foreach s,$(STEPS),$(patsubst tests/$(s)/%.c,$(BUILD)/unit/$(s)/
 UNIT_BINS  := $(UNIT_COMMON) $(UNIT_STEPS)
 
 # ---- Running ---------------------------------------------------------------
-RUN_STEP := $(if $(STEP),$(call step_dir,$(STEP)),$(NEWEST))
+RUN_STEP := $(or $(STEP_DIR),$(NEWEST))
 run: $(BUILD)/$(RUN_STEP)/server
 	$(BUILD)/$(RUN_STEP)/server $(ARGS)
 
@@ -200,7 +206,7 @@ workspace:
 	@bash tests/tools/workspace.sh "$(STEP)"
 
 ifeq ($(SERVER),workspace)
-WS_NAME := $(call step_dir,$(STEP))
+WS_NAME := $(STEP_DIR)
 WS_BIN  := $(BUILD)/workspace/$(WS_NAME)/server
 $(WS_BIN): $(wildcard workspace/$(WS_NAME)/*.c workspace/$(WS_NAME)/*.h) $(COMMON_OBJ)
 	@test -n "$(STEP)" -a -d "workspace/$(WS_NAME)" || { echo "no workspace for STEP=$(STEP): run make workspace STEP=NN first"; exit 1; }

@@ -181,7 +181,7 @@ fi
 
 if [ -z "${ONLY_UNIT:-}" ]; then
   target_steps=$STEPS
-  [ -n "${STEP:-}" ] && target_steps=$(step_name "$STEP")
+  if [ -n "${STEP:-}" ]; then target_steps=$(step_name "$STEP") || exit 2; fi
   if [ -n "${SERVER:-}" ]; then
     # Grading one server: the suites of the step and of every step before it.
     last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
