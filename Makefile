@@ -193,7 +193,7 @@ hostile: all
 # make exercise STEP=NN EX=K [SERVER=path|workspace|redis-server]: run the grader
 # of exercise K of chapter NN (tests/exercises/NN-name/exK.bats) against SERVER,
 # by default this step's build (build/NN-name/server, where an exercise done in
-# steps/NN-name lands after make); SERVER=workspace grades workspace/NN-name/server.
+# steps/NN-name lands after make); SERVER=workspace builds and grades workspace/NN-name/.
 # make exercise-check: every grader against its solution (docs/solutions/), the
 # unmodified step and a real redis-server (make test runs it too).
 .PHONY: exercise exercise-check
@@ -205,7 +205,8 @@ exercise-check: check-deps all
 
 # ---- Writing a step yourself ---------------------------------------------------
 # make workspace STEP=NN copies step NN-1 to workspace/NN-name/ (ignored by
-# git); make test STEP=NN SERVER=workspace builds it like a step and grades it.
+# git); make test STEP=NN SERVER=workspace builds it like a step and grades it,
+# and so does make exercise STEP=NN EX=K SERVER=workspace.
 .PHONY: workspace
 workspace:
 	@bash tests/tools/workspace.sh "$(STEP)"
@@ -217,7 +218,7 @@ $(WS_BIN): $(wildcard workspace/$(WS_NAME)/*.c workspace/$(WS_NAME)/*.h) $(COMMO
 	@test -n "$(STEP)" -a -d "workspace/$(WS_NAME)" || { echo "no workspace for STEP=$(STEP): run make workspace STEP=NN first"; exit 1; }
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -Icommon -Iworkspace/$(WS_NAME) $(filter %.c,$^) $(COMMON_OBJ) -o $@ $(LDLIBS) $(LIBS_$(WS_NAME))
-test: $(WS_BIN)
+test exercise: $(WS_BIN)
 override SERVER := $(CURDIR)/$(WS_BIN)
 endif
 
