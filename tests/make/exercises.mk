@@ -6,7 +6,8 @@
 # exercise done in steps/NN-name lands after make); SERVER=workspace grades
 # workspace/NN-name/ (built as workspace.mk says).
 # make exercise-check: every grader against its solution (docs/solutions/),
-# the unmodified step and a real redis-server (make test runs it too).
+# the unmodified step and a real redis-server (make test runs it too). It
+# builds the solutions with the Makefile's flags (make print-build-vars).
 
 .PHONY: exercise exercise-check
 exercise: check-deps all
