@@ -60,10 +60,10 @@ $(BUILD)/common/%.o: common/%.c
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Icommon -c $< -o $@
 
 # A step's file, say steps/04-expiry-lazy/main.c: $* is 04-expiry-lazy/main and
-# $(*D) the step, whose directory holds its headers.
+# $(*D) the step, its headers' directory and the name the server prints.
 $(BUILD)/%.o: steps/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Icommon -Isteps/$(*D) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(*D)"' -Icommon -Isteps/$(*D) -c $< -o $@
 
 # A server: its step's files, compiled, and common/'s. A new step needs a line.
 $(BUILD)/01-resp/server:            $(call objects_of,01-resp)

@@ -37,8 +37,8 @@ WORK=build/exercise-check
 JOBS=${JOBS:-2}
 unset VALGRIND SANITIZED
 
-# build_vars [STEP]: set CC, CFLAGS, COMMON_SRC and, for STEP, STEP_LIBS (its
-# libraries), from the Makefile.
+# build_vars [STEP]: set CC, CFLAGS, COMMON_SRC and, for STEP, STEP_CFLAGS
+# (its name) and STEP_LIBS (its libraries), from the Makefile.
 build_vars() {
     local vars
     vars=$(make -s --no-print-directory print-build-vars ${1:+STEP="$1"}) || return 1
@@ -61,7 +61,7 @@ diag() { sed -e 's/^/#   /' | head -"${1:-40}"; }
 build_common() {
     rm -rf "$WORK/common" && mkdir -p "$WORK/common" # no stale objects of another build
     # shellcheck disable=SC2034 # build_vars sets them all; this uses some
-    local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_LIBS src pids=() status=0
+    local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS src pids=() status=0
     build_vars || return 1
     for src in $COMMON_SRC; do
         # shellcheck disable=SC2086 # CFLAGS is a list of flags
@@ -76,10 +76,10 @@ build_common() {
 # Makefile builds steps/STEP.
 build_step() {
     # shellcheck disable=SC2034 # build_vars sets them all; this uses some
-    local dir=$1 step=$2 CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_LIBS
+    local dir=$1 step=$2 CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS
     build_vars "$step" || return 1
     # shellcheck disable=SC2086 # the flags are lists; STEP_LIBS may be empty
-    $CC $CFLAGS -Icommon -I"$dir" "$dir"/*.c "$WORK"/common/*.o -o "$dir/server" $STEP_LIBS
+    $CC $CFLAGS $STEP_CFLAGS -Icommon -I"$dir" "$dir"/*.c "$WORK"/common/*.o -o "$dir/server" $STEP_LIBS
 }
 
 # copy_step STEP DIR: a fresh copy of the step's sources in DIR.

@@ -26,10 +26,10 @@
 # out-of-memory. A crash input belongs in tests/fuzz/regressions/TARGET/
 # once its bug is fixed.
 #
-# The C standard, warnings, the event-loop back end and a step's libraries
-# are the Makefile's (make print-build-vars), so POLL=1 and WERROR=1 work as
-# they do for make; the fuzzer adds its own compiler, optimisation and
-# sanitizers.
+# The C standard, warnings, the event-loop back end, a step's name and its
+# libraries are the Makefile's (make print-build-vars), so POLL=1 and
+# WERROR=1 work as they do for make; the fuzzer adds its own compiler,
+# optimisation and sanitizers.
 #
 # Environment: FUZZ_CC (default clang); FUZZ_STEP=NN builds fuzz_commands
 # against step NN instead of the newest; FUZZ_ARGS adds libFuzzer flags (e.g.
@@ -70,8 +70,9 @@ newest_step() {
   echo "$last"
 }
 
-# make_vars [STEP]: set PROJECT_CFLAGS, COMMON_SRC and, for STEP, STEP_LIBS,
-# from the Makefile; FLAGS is what a target is compiled with.
+# make_vars [STEP]: set PROJECT_CFLAGS, COMMON_SRC and, for STEP, STEP_CFLAGS
+# (its name) and STEP_LIBS, from the Makefile; FLAGS is what a target is
+# compiled with.
 make_vars() {
   local vars
   vars=$(make -s --no-print-directory print-build-vars ${1:+STEP="$1"}) || return 1
@@ -91,7 +92,7 @@ build() {
   local t=$1 log="$OUT/$1.build.log"
   mkdir -p "$OUT"
   # shellcheck disable=SC2034 # make_vars sets them all; a target uses some
-  local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_LIBS FLAGS
+  local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS FLAGS
   case $t in
     fuzz_resp_parser)
       make_vars >"$log" 2>&1 || return 1
@@ -104,14 +105,14 @@ build() {
       make_vars "$(basename "$step")" >"$log" 2>&1 || return 1
       local srcs=() f
       for f in "$step"/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
-      $FUZZ_CC $FLAGS -Icommon -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
+      $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
         tests/fuzz/fuzz_commands.c "${srcs[@]}" $COMMON_SRC -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 1
       echo "$step" >"$OUT/$t.step" ;;
     fuzz_set_fsm)
       local fsm=steps/07-set-options-fsm
       [ -f "$fsm/set_fsm.c" ] || { echo "$fsm/set_fsm.c does not exist yet" >"$log"; return 2; }
       make_vars "$(basename "$fsm")" >"$log" 2>&1 || return 1
-      $FUZZ_CC $FLAGS -Icommon -I"$fsm" tests/fuzz/fuzz_set_fsm.c "$fsm/set_fsm.c" \
+      $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$fsm" tests/fuzz/fuzz_set_fsm.c "$fsm/set_fsm.c" \
         common/strnum.c -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 2 ;;
     *) usage ;;
   esac

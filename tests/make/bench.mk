@@ -14,7 +14,7 @@ bench:
 WHEEL_STEP := 06-timewheel
 $(BUILD)/tools/bench_timewheel: tests/$(WHEEL_STEP)/bench_timewheel.c steps/$(WHEEL_STEP)/timewheel.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Isteps/$(WHEEL_STEP) $^ -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(WHEEL_STEP)"' -Isteps/$(WHEEL_STEP) $^ -o $@
 
 bench-timewheel: $(BUILD)/tools/bench_timewheel
 	$(BUILD)/tools/bench_timewheel $(ARGS)

@@ -6,9 +6,9 @@
 #   eval "$(make -s --no-print-directory print-build-vars STEP=NN)"
 # sets CC, CFLAGS (all of them), PROJECT_CFLAGS (the project's part, for a
 # build with flags of its own such as the fuzzers'), COMMON_SRC (common/ with
-# the one event-loop back end) and, for STEP, STEP_LIBS (its libraries). The
-# switches given to the make that runs the script (POLL=1, WERROR=1,
-# CFLAGS=...) count here too.
+# the one event-loop back end) and, for STEP, STEP_CFLAGS (the step's name)
+# and STEP_LIBS (its libraries). The switches given to the make that runs the
+# script (POLL=1, WERROR=1, CFLAGS=...) count here too.
 
 .PHONY: print-build-vars
 print-build-vars:
@@ -16,4 +16,5 @@ print-build-vars:
 	@echo "CFLAGS='$(CFLAGS)'"
 	@echo "PROJECT_CFLAGS='$(PROJECT_CFLAGS)'"
 	@echo "COMMON_SRC='$(COMMON_SRC)'"
+	@echo "STEP_CFLAGS='$(if $(STEP_DIR),-DSTEP_NAME=\"$(STEP_DIR)\")'"
 	@echo "STEP_LIBS='$(strip $(LDLIBS) $(LIBS_$(STEP_DIR)))'"

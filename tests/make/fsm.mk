@@ -8,7 +8,7 @@
 FSM_STEP := 07-set-options-fsm
 $(BUILD)/tools/print_fsm: tests/$(FSM_STEP)/print_fsm.c steps/$(FSM_STEP)/set_fsm.c common/strnum.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Icommon -Isteps/$(FSM_STEP) $(filter %.c,$^) -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(FSM_STEP)"' -Icommon -Isteps/$(FSM_STEP) $(filter %.c,$^) -o $@
 
 .PHONY: fsm-docs fsm-check
 fsm-docs: $(BUILD)/tools/print_fsm

@@ -21,7 +21,7 @@ $(BUILD)/$(1)/modules.a: $(filter-out $(BUILD)/$(1)/main.o,$(call objects_of,$(1
 	rm -f $$@ && $$(AR) rcs $$@ $$^
 $(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(BUILD)/$(1)/modules.a $(COMMON_OBJ)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(DEPFLAGS) $$(CHECK_FLAGS) -Icommon -Isteps/$(1) \
+	$$(CC) $$(CFLAGS) $$(DEPFLAGS) $$(CHECK_FLAGS) -DSTEP_NAME='"$(1)"' -Icommon -Isteps/$(1) \
 	  $$(filter %.c %.a %.o,$$^) -o $$@ $$(CHECK_LIBS) $$(LDLIBS) $(LIBS_$(1))
 endef
 $(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))

@@ -15,7 +15,7 @@ WS_BIN  := $(BUILD)/workspace/$(WS_NAME)/server
 $(WS_BIN): $(wildcard workspace/$(WS_NAME)/*.c workspace/$(WS_NAME)/*.h) $(COMMON_OBJ)
 	@test -n "$(STEP)" -a -d "workspace/$(WS_NAME)" || { echo "no workspace for STEP=$(STEP): run make workspace STEP=NN first"; exit 1; }
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Icommon -Iworkspace/$(WS_NAME) \
+	$(CC) $(CFLAGS) -DSTEP_NAME='"$(WS_NAME)"' -Icommon -Iworkspace/$(WS_NAME) \
 	  $(filter %.c,$^) $(COMMON_OBJ) -o $@ $(LDLIBS) $(LIBS_$(WS_NAME))
 test exercise: $(WS_BIN)
 override SERVER := $(CURDIR)/$(WS_BIN)
