@@ -11,11 +11,12 @@
 #   make deps | clean     install the test tools (Debian/Ubuntu) | remove build/
 
 # ---- Flags -------------------------------------------------------------------
-# CFLAGS is yours (-O2 -g by default); the project's are added. WERROR=1 makes
-# warnings errors (CI).
+# CFLAGS is yours (-O2 -g by default); the project's are added. FASTPATH=0 leaves
+# out the fast path the benchmarks measure; WERROR=1 makes warnings errors (CI).
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-PROJECT_CFLAGS := -std=c11 -Wall -Wextra
+FASTPATH ?= 1
+PROJECT_CFLAGS := -std=c11 -Wall -Wextra -DFASTPATH=$(FASTPATH)
 ifeq ($(WERROR),1)
   PROJECT_CFLAGS += -Werror
 endif
@@ -26,13 +27,14 @@ DEPFLAGS := -MMD -MP
 LIBS_07-set-options-fsm := -lxxhash
 
 # The event loop's back end: epoll on Linux, poll() elsewhere or with POLL=1.
-# POLL=1 builds beside the default, in build/poll.
+# POLL=1 and FASTPATH=0 build beside the default, in build/poll, build/nofast.
 BACKEND := $(if $(filter Linux,$(shell uname -s)),el_epoll,el_poll)
 ifeq ($(POLL),1)
   BACKEND := el_poll
 endif
 BUILD_POLL   := $(if $(filter 1,$(POLL)),/poll)
-BUILD ?= build$(BUILD_POLL)
+BUILD_NOFAST := $(if $(filter 0,$(FASTPATH)),/nofast)
+BUILD ?= build$(BUILD_POLL)$(BUILD_NOFAST)
 
 # ---- The steps ---------------------------------------------------------------
 # STEP=5, 05 or 05-active-sampling name one step; an unknown STEP is an error.

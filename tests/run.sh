@@ -13,6 +13,8 @@
 #   ONLY_UNIT=1     unit tests only
 #   POLL_BUILD, POLL_STEPS  (optional) where servers built with the poll()
 #               back end are, and which steps: their suites run too
+#   NOFAST_BUILD, NOFAST_STEPS  (optional) the same for servers built without
+#               the fast path (FASTPATH=0)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -202,6 +204,16 @@ if [ -z "${ONLY_UNIT:-}" ]; then
       # Thousands of connections come and go there: poll()'s arrays grow.
       newest=${STEPS##* }
       [ -x "$POLL_BUILD/$newest/server" ] && run_suite "$(pwd)/$POLL_BUILD/$newest/server" hostile "$newest (poll)" "$newest"
+    fi
+    # And against the newest step built without the fast path (FASTPATH=0),
+    # the plain read, parse, execute, write path: every suite passes both ways.
+    if [ -z "${STEP:-}" ] && [ -n "${NOFAST_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+      for s in ${NOFAST_STEPS:-}; do
+        for suite in $(suites_up_to "$s"); do
+          run_suite "$(pwd)/$NOFAST_BUILD/$s/server" "$suite" "$s (nofast)" "$s"
+        done
+        run_suite "$(pwd)/$NOFAST_BUILD/$s/server" hostile "$s (nofast)" "$s"
+      done
     fi
     # Hostile and unlucky clients, against the newest step.
     if [ -z "${STEP:-}" ]; then
