@@ -13,6 +13,8 @@
 #   ONLY_UNIT=1     unit tests only
 #   POLL_BUILD, POLL_STEPS  (optional) where servers built with the poll()
 #               back end are, and which steps: their suites run too
+#   NOFAST_BUILD, NOFAST_STEPS  (optional) the same for servers built without
+#               the fast path (FASTPATH=0)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -181,7 +183,7 @@ fi
 
 if [ -z "${ONLY_UNIT:-}" ]; then
   target_steps=$STEPS
-  [ -n "${STEP:-}" ] && target_steps=$(step_name "$STEP")
+  if [ -n "${STEP:-}" ]; then target_steps=$(step_name "$STEP") || exit 2; fi
   if [ -n "${SERVER:-}" ]; then
     # Grading one server: the suites of the step and of every step before it.
     last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
@@ -202,6 +204,16 @@ if [ -z "${ONLY_UNIT:-}" ]; then
       # Thousands of connections come and go there: poll()'s arrays grow.
       newest=${STEPS##* }
       [ -x "$POLL_BUILD/$newest/server" ] && run_suite "$(pwd)/$POLL_BUILD/$newest/server" hostile "$newest (poll)" "$newest"
+    fi
+    # And against the newest step built without the fast path (FASTPATH=0),
+    # the plain read, parse, execute, write path: every suite passes both ways.
+    if [ -z "${STEP:-}" ] && [ -n "${NOFAST_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+      for s in ${NOFAST_STEPS:-}; do
+        for suite in $(suites_up_to "$s"); do
+          run_suite "$(pwd)/$NOFAST_BUILD/$s/server" "$suite" "$s (nofast)" "$s"
+        done
+        run_suite "$(pwd)/$NOFAST_BUILD/$s/server" hostile "$s (nofast)" "$s"
+      done
     fi
     # Hostile and unlucky clients, against the newest step.
     if [ -z "${STEP:-}" ]; then

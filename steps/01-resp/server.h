@@ -10,8 +10,6 @@
 #include "event_loop.h"
 #include "net.h"
 
-#define STEP_NAME "01-resp"
-
 struct server {
     event_loop *loop; /* the one event loop */
     net_server net;   /* listening socket and clients */

@@ -11,8 +11,6 @@
 #include "keyspace.h"
 #include "net.h"
 
-#define STEP_NAME "02-get-set"
-
 struct server {
     event_loop *loop; /* the one event loop */
     net_server net;   /* listening socket and clients */

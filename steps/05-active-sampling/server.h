@@ -12,8 +12,6 @@
 #include "keyspace.h"
 #include "net.h"
 
-#define STEP_NAME "05-active-sampling"
-
 struct server {
     event_loop *loop;      /* the one event loop */
     net_server net;        /* listening socket and clients */

@@ -22,23 +22,28 @@
 # "ok N - what # skip why", with a failing grader's output as "#" lines, and a
 # last "# N checks of N graders, N failed" line. Exits 1 if any check failed.
 #
-# Environment: BUILD (where the unmodified servers are; default build), CC
-# and CFLAGS (as for make), POLL=1 (the poll() back end), JOBS (graders
-# checked at once; default 2), NO_REFERENCE=1 (skip check 4). The graders
-# run natively, never under valgrind or the sanitizers: they check
-# behaviour, which the step suites already check under both.
+# The compiler, flags, back end and libraries are the Makefile's: this script
+# asks `make print-build-vars` for them, so CC, CFLAGS, POLL=1, FASTPATH=0 and
+# WERROR=1 work as they do for make. Environment: BUILD (where the unmodified
+# servers are; default build), JOBS (graders checked at once; default 2),
+# NO_REFERENCE=1 (skip check 4). The graders run natively, never under
+# valgrind or the sanitizers: they check behaviour, which the step suites
+# already check under both.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 BUILD=${BUILD:-build}
 WORK=build/exercise-check
-CC=${CC:-cc}
-CFLAGS="${CFLAGS:--O2 -g} -std=c11 -Wall -Wextra -Werror"
 JOBS=${JOBS:-2}
 unset VALGRIND SANITIZED
 
-if [ "${POLL:-}" = 1 ] || [ "$(uname -s)" != Linux ]; then backend=el_poll; else backend=el_epoll; fi
-other_backend=$([ "$backend" = el_epoll ] && echo el_poll || echo el_epoll)
+# build_vars [STEP]: set CC, CFLAGS, COMMON_SRC and, for STEP, STEP_CFLAGS
+# (its name) and STEP_LIBS (its libraries), from the Makefile.
+build_vars() {
+    local vars
+    vars=$(make -s --no-print-directory print-build-vars ${1:+STEP="$1"}) || return 1
+    eval "$vars"
+}
 
 graders=$(find tests/exercises -path 'tests/exercises/[0-9][0-9]-*/ex[0-9]*.bats' | sort)
 count=$(grep -c . <<<"$graders")
@@ -54,10 +59,11 @@ diag() { sed -e 's/^/#   /' | head -"${1:-40}"; }
 # common/ is compiled once, with the flags and back end the Makefile uses;
 # each server then compiles only its step's files and links these objects.
 build_common() {
-    rm -rf "$WORK/common" && mkdir -p "$WORK/common" # no stale objects of the other back end
-    local src pids=() status=0
-    for src in common/*.c; do
-        [ "$src" = "common/$other_backend.c" ] && continue
+    rm -rf "$WORK/common" && mkdir -p "$WORK/common" # no stale objects of another build
+    # shellcheck disable=SC2034 # build_vars sets them all; this uses some
+    local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS src pids=() status=0
+    build_vars || return 1
+    for src in $COMMON_SRC; do
         # shellcheck disable=SC2086 # CFLAGS is a list of flags
         $CC $CFLAGS -Icommon -c "$src" -o "$WORK/common/$(basename "${src%.c}").o" &
         pids+=($!)
@@ -66,12 +72,14 @@ build_common() {
     return $status
 }
 
-# build_step DIR STEP: compile DIR/*.c with common/ into DIR/server.
+# build_step DIR STEP: compile DIR/*.c with common/ into DIR/server, as the
+# Makefile builds steps/STEP.
 build_step() {
-    local dir=$1 step=$2 libs=""
-    [ "$step" = 07-set-options-fsm ] && libs=-lxxhash
-    # shellcheck disable=SC2086 # CFLAGS is a list of flags; libs may be empty
-    $CC $CFLAGS -Icommon -I"$dir" "$dir"/*.c "$WORK"/common/*.o -o "$dir/server" $libs
+    # shellcheck disable=SC2034 # build_vars sets them all; this uses some
+    local dir=$1 step=$2 CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS
+    build_vars "$step" || return 1
+    # shellcheck disable=SC2086 # the flags are lists; STEP_LIBS may be empty
+    $CC $CFLAGS $STEP_CFLAGS -Icommon -I"$dir" "$dir"/*.c "$WORK"/common/*.o -o "$dir/server" $STEP_LIBS
 }
 
 # copy_step STEP DIR: a fresh copy of the step's sources in DIR.
@@ -128,7 +136,7 @@ check_grader() {
             not_ok "$name: $patchfile applies to steps/$step"
             echo "$log" | diag
         elif ! log=$(build_step "$dir" "$step" 2>&1); then
-            not_ok "$name: the solution builds with -Wall -Wextra -Werror"
+            not_ok "$name: the solution builds with the Makefile's flags"
             echo "$log" | diag
         else
             built=1

@@ -26,6 +26,11 @@
 # out-of-memory. A crash input belongs in tests/fuzz/regressions/TARGET/
 # once its bug is fixed.
 #
+# The C standard, warnings, FASTPATH, the event-loop back end, a step's name
+# and its libraries are the Makefile's (make print-build-vars), so POLL=1,
+# FASTPATH=0 and WERROR=1 work as they do for make; the fuzzer adds its own
+# compiler, optimisation and sanitizers.
+#
 # Environment: FUZZ_CC (default clang); FUZZ_STEP=NN builds fuzz_commands
 # against step NN instead of the newest; FUZZ_ARGS adds libFuzzer flags (e.g.
 # FUZZ_ARGS=-seed=1). One fuzzer runs at a time, so `make test` stays gentle
@@ -34,8 +39,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 OUT=$ROOT/build/fuzz
-CC=${FUZZ_CC:-clang}
-FLAGS="-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+FUZZ_CC=${FUZZ_CC:-clang}
+FUZZ_FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 TARGETS="fuzz_resp_parser fuzz_commands fuzz_set_fsm"
 
 usage() {
@@ -46,8 +51,8 @@ usage() {
 [[ "$2" =~ ^[0-9]+$ ]] || usage
 SECONDS_EACH=$2
 
-if ! command -v "$CC" >/dev/null 2>&1; then
-  echo "ok 1 - fuzzing # skip $CC is not installed (apt-get install clang)"
+if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
+  echo "ok 1 - fuzzing # skip $FUZZ_CC is not installed (apt-get install clang)"
   echo "1..1"
   exit 0
 fi
@@ -65,6 +70,16 @@ newest_step() {
   echo "$last"
 }
 
+# make_vars [STEP]: set PROJECT_CFLAGS, COMMON_SRC and, for STEP, STEP_CFLAGS
+# (its name) and STEP_LIBS, from the Makefile; FLAGS is what a target is
+# compiled with.
+make_vars() {
+  local vars
+  vars=$(make -s --no-print-directory print-build-vars ${1:+STEP="$1"}) || return 1
+  eval "$vars"
+  FLAGS="$FUZZ_FLAGS $PROJECT_CFLAGS"
+}
+
 COMMON_NO_EL="common/alloc.c common/buffer.c common/strnum.c"
 
 n_checks=0
@@ -76,33 +91,29 @@ tap_not_ok() { n_checks=$((n_checks + 1)); echo "not ok $n_checks - $*"; }
 build() {
   local t=$1 log="$OUT/$1.build.log"
   mkdir -p "$OUT"
+  # shellcheck disable=SC2034 # make_vars sets them all; a target uses some
+  local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS FLAGS
   case $t in
     fuzz_resp_parser)
-      $CC $FLAGS -Icommon tests/fuzz/fuzz_resp_parser.c common/resp.c $COMMON_NO_EL \
+      make_vars >"$log" 2>&1 || return 1
+      $FUZZ_CC $FLAGS -Icommon tests/fuzz/fuzz_resp_parser.c common/resp.c $COMMON_NO_EL \
         -o "$OUT/$t" >"$log" 2>&1 ;;
     fuzz_commands)
       local step
       step=$(newest_step)
       [ -n "$step" ] || { echo "no step with a main.c" >"$log"; return 2; }
+      make_vars "$(basename "$step")" >"$log" 2>&1 || return 1
       local srcs=() f
       for f in "$step"/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
-      for f in common/*.c; do
-        case $f in common/el_poll.c) ;; *) srcs+=("$f") ;; esac
-      done
-      local libs=""
-      [ "$(basename "$step")" = 07-set-options-fsm ] && libs=-lxxhash
-      # shellcheck disable=SC2086
-      $CC $FLAGS -Icommon -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
-        tests/fuzz/fuzz_commands.c "${srcs[@]}" -o "$OUT/$t" $libs >"$log" 2>&1
+      $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
+        tests/fuzz/fuzz_commands.c "${srcs[@]}" $COMMON_SRC -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 1
       echo "$step" >"$OUT/$t.step" ;;
     fuzz_set_fsm)
       local fsm=steps/07-set-options-fsm
       [ -f "$fsm/set_fsm.c" ] || { echo "$fsm/set_fsm.c does not exist yet" >"$log"; return 2; }
-      $CC $FLAGS -Icommon -I"$fsm" tests/fuzz/fuzz_set_fsm.c "$fsm/set_fsm.c" common/strnum.c \
-        -o "$OUT/$t" >"$log" 2>&1 ||
-        $CC $FLAGS -Icommon -I"$fsm" tests/fuzz/fuzz_set_fsm.c "$fsm/set_fsm.c" common/strnum.c \
-          -o "$OUT/$t" -lxxhash >"$log" 2>&1 ||
-        return 2 ;;
+      make_vars "$(basename "$fsm")" >"$log" 2>&1 || return 1
+      $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$fsm" tests/fuzz/fuzz_set_fsm.c "$fsm/set_fsm.c" \
+        common/strnum.c -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 2 ;;
     *) usage ;;
   esac
 }

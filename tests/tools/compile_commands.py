@@ -5,7 +5,8 @@
 
 One entry per C file under common/, steps/*/, workspace/*/ and tests/, with
 the include paths the Makefile uses, so "go to definition" works in every
-step (each step sees common/ and its own directory).
+step (each step sees common/ and its own directory), and, for a step's files,
+the step's name as the Makefile passes it (-DSTEP_NAME="NN-name").
 """
 import glob
 import json
@@ -18,21 +19,25 @@ cc, cflags = sys.argv[1], shlex.split(sys.argv[2])
 entries = []
 
 
-def add(path, includes):
-    args = [cc] + cflags + ["-I" + i for i in includes] + ["-c", path]
+def add(path, includes, step=None):
+    args = [cc] + cflags
+    if step:
+        args.append('-DSTEP_NAME="%s"' % step)
+    args += ["-I" + i for i in includes] + ["-c", path]
     entries.append({"directory": root, "file": os.path.join(root, path), "arguments": args})
 
 
 for f in sorted(glob.glob("common/*.c")):
     add(f, ["common"])
 for d in sorted(glob.glob("steps/*/")) + sorted(glob.glob("workspace/*/")):
+    step = os.path.basename(d.rstrip("/"))
     for f in sorted(glob.glob(d + "*.c")):
-        add(f, ["common", d.rstrip("/")])
+        add(f, ["common", d.rstrip("/")], step)
 for f in sorted(glob.glob("tests/unit/*.c")):
     add(f, ["common"])
 for d in sorted(glob.glob("tests/[0-9][0-9]-*/")):
-    step = "steps/" + os.path.basename(d.rstrip("/"))
+    step = os.path.basename(d.rstrip("/"))
     for f in sorted(glob.glob(d + "*.c")):
-        add(f, ["common", step])
+        add(f, ["common", "steps/" + step], step)
 json.dump(entries, sys.stdout, indent=1)
 print()

@@ -1,0 +1,31 @@
+# unit.mk -- the Check unit tests, included by the Makefile.
+#
+# tests/unit/test_*.c test common/. tests/NN-name/unit_*.c test a step's
+# modules and link with that step's files except main.c, from an archive, so
+# that a test links only the files it uses: unit_timewheel.c needs
+# timewheel.o and nothing of the server.
+
+CHECK_FLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
+UNIT_COMMON := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
+UNIT_STEPS  := $(patsubst tests/%.c,$(BUILD)/unit/%,$(wildcard $(STEPS:%=tests/%/unit_*.c)))
+UNIT_BINS   := $(UNIT_COMMON) $(UNIT_STEPS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(CHECK_FLAGS) -Icommon $(filter %.c %.o,$^) -o $@ $(CHECK_LIBS)
+
+# For each step: its archive, and the rule for its unit tests.
+define STEP_UNIT_RULES
+$(BUILD)/$(1)/modules.a: $(filter-out $(BUILD)/$(1)/main.o,$(call objects_of,$(1)))
+	rm -f $$@ && $$(AR) rcs $$@ $$^
+$(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(BUILD)/$(1)/modules.a $(COMMON_OBJ)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(DEPFLAGS) $$(CHECK_FLAGS) -DSTEP_NAME='"$(1)"' -Icommon -Isteps/$(1) \
+	  $$(filter %.c %.a %.o,$$^) -o $$@ $$(CHECK_LIBS) $$(LDLIBS) $(LIBS_$(1))
+endef
+$(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))
+
+.PHONY: unit
+unit: check-deps $(UNIT_BINS)
+	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" ONLY_UNIT=1 bash tests/run.sh
