@@ -7,8 +7,8 @@
  *   CLIENT SETNAME / GETNAME / ID
  *   SELECT 0       redis-cli -n 0 and most libraries' "db" option
  *   CONFIG GET     redis-benchmark asks for `save` and `appendonly` first
- * Every step has them, identical, so they live here. This server has one database, like Redis started with
- * `databases 1`, so SELECT accepts only 0. */
+ * Every step has them, identical, so they live here. This server has one database, like Redis
+ * started with `databases 1`, so SELECT accepts only 0. */
 #ifndef CONNECTION_H
 #define CONNECTION_H
 

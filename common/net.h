@@ -22,18 +22,18 @@ struct net_server;
 struct command;
 
 typedef struct client {
-    int fd;                    /* the connection's socket */
-    uint64_t id;               /* unique, increasing: CLIENT ID */
-    int proto;                 /* 2 or 3: RESP version, switched by HELLO */
-    int close_after_reply;     /* QUIT or a protocol error: close once written */
-    int discard_input;         /* protocol error: read and drop input until EOF */
-    int64_t linger_timer;      /* timer closing a discarding client, or 0 */
-    char *name;                /* CLIENT SETNAME, or NULL */
-    buffer query;              /* bytes read, not yet executed */
-    request_parser parser;     /* where parsing of `query` stands */
-    buffer out;                /* replies not yet written */
-    size_t out_sent;           /* bytes at the front of `out` already written */
-    int reading_paused;        /* output backlog too large: stop reading */
+    int fd;                /* the connection's socket */
+    uint64_t id;           /* unique, increasing: CLIENT ID */
+    int proto;             /* 2 or 3: RESP version, switched by HELLO */
+    int close_after_reply; /* QUIT or a protocol error: close once written */
+    int discard_input;     /* protocol error: read and drop input until EOF */
+    int64_t linger_timer;  /* timer closing a discarding client, or 0 */
+    char *name;            /* CLIENT SETNAME, or NULL */
+    buffer query;          /* bytes read, not yet executed */
+    request_parser parser; /* where parsing of `query` stands */
+    buffer out;            /* replies not yet written */
+    size_t out_sent;       /* bytes at the front of `out` already written */
+    int reading_paused;    /* output backlog too large: stop reading */
 #if FASTPATH
     int run_queued;          /* in the server's list of clients to run this turn */
     struct client *next_run; /* next client in that list */

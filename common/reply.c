@@ -19,7 +19,6 @@ static void write_header(client *c, char prefix, long long n) {
     b->data[b->len++] = '\n';
 }
 
-
 void reply_ok(client *c) {
     buf_append(&c->out, "+OK\r\n", 5);
 }

@@ -82,7 +82,8 @@ static parse_status parse_count_line(request_parser *p, const char *buf, size_t 
     size_t cr = find_line_end(p, buf, len, p->pos + 1, "too big mbulk count string", &st);
     if (cr == 0) return st;
     long long count;
-    if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &count) || count > 2147483647LL) return fail(p, "invalid multibulk length");
+    if (!string_to_ll(buf + p->pos + 1, cr - p->pos - 1, &count) || count > 2147483647LL)
+        return fail(p, "invalid multibulk length");
     p->pos = cr + 2;
     if (count <= 0) return PARSE_NOTHING; /* Redis answers nothing to *0 or *-1 */
     p->in_multibulk = 1;

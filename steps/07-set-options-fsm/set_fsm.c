@@ -278,9 +278,8 @@ static set_parse_status resolve_expire(parse_run *run, long long now_ms) {
     if (!string_to_ll(run->expire_value.ptr, run->expire_value.len, &value))
         return SET_PARSE_NOT_INTEGER;
     int64_t at_ms;
-    if (value <= 0 ||
-        !expire_absolute_ms(value, run->expire_unit_ms == 1, run->expire_relative ? now_ms : 0,
-                            &at_ms))
+    if (value <= 0 || !expire_absolute_ms(value, run->expire_unit_ms == 1,
+                                          run->expire_relative ? now_ms : 0, &at_ms))
         return SET_PARSE_INVALID_EXPIRE;
     if (at_ms <= 0) return SET_PARSE_INVALID_EXPIRE; /* only if now_ms < 0 */
     run->result.expire_at_ms = at_ms;
