@@ -47,7 +47,7 @@ ifdef STEP
   endif
 endif
 
-# ---- Building them -------------------------------------------------------------
+# ---- Building them -----------------------------------------------------------
 # common/ is compiled once, into build/common/, with one event-loop back end.
 COMMON_SRC := $(filter-out common/el_%.c,$(wildcard common/*.c)) common/$(BACKEND).c
 COMMON_OBJ := $(patsubst common/%.c,$(BUILD)/common/%.o,$(COMMON_SRC))
@@ -78,7 +78,7 @@ $(BUILD)/07-set-options-fsm/server: $(call objects_of,07-set-options-fsm)
 $(SERVERS): $(BUILD)/%/server: $(COMMON_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$*)
 
-# ---- Running one, comparing two -------------------------------------------------
+# ---- Running one, comparing two ----------------------------------------------
 run: $(BUILD)/$(or $(STEP_DIR),$(NEWEST))/server
 	$< $(ARGS)
 diff:
