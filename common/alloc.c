@@ -1,7 +1,6 @@
 /* alloc.c -- counting allocator wrapper. See alloc.h. */
 #include "alloc.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __APPLE__
@@ -12,15 +11,14 @@
 #define usable_size(p) malloc_usable_size(p)
 #endif
 
+#include "panic.h"
+
 /* The one piece of process-wide state outside the server struct: like
  * Redis's used_memory, it belongs to the allocator, not to any server. */
 static size_t used_bytes;
 
 static void *check(void *ptr, size_t size) {
-    if (ptr == NULL) {
-        fprintf(stderr, "out of memory allocating %zu bytes\n", size);
-        abort();
-    }
+    if (ptr == NULL) panic("out of memory allocating %zu bytes", size);
     used_bytes += usable_size(ptr);
     return ptr;
 }

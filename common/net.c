@@ -103,9 +103,13 @@ int net_listen(net_server *s, const char *addr, int port, char *err, size_t errl
         return -1;
     }
     freeaddrinfo(res);
+    if (el_watch(s->loop, fd, EL_READABLE, accept_handler, s) == -1) {
+        snprintf(err, errlen, "could not watch %s:%d for connections", addr, port);
+        close(fd);
+        return -1;
+    }
     s->listen_fd = fd;
     s->port = port;
-    el_watch(s->loop, fd, EL_READABLE, accept_handler, s);
     el_set_after_events(s->loop, end_of_turn, s);
     return 0;
 }
@@ -115,8 +119,9 @@ int net_listen(net_server *s, const char *addr, int port, char *err, size_t errl
 static int64_t resume_accepting(event_loop *el, int64_t id, void *data) {
     (void)id;
     net_server *s = data;
+    if (el_watch(el, s->listen_fd, EL_READABLE, accept_handler, s) == -1)
+        return ACCEPT_RETRY_MS; /* the kernel is still short of something: later */
     s->accept_paused = 0;
-    el_watch(el, s->listen_fd, EL_READABLE, accept_handler, s);
     return EL_TIMER_STOP;
 }
 
@@ -159,8 +164,9 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask) {
             return; /* EAGAIN: nothing more queued; anything else: try later */
         }
         int yes = 1;
-        /* Replies are small and must not wait for Nagle's algorithm. */
-        setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+        /* Replies are small and must not wait for Nagle's algorithm. Should
+         * the kernel refuse, replies only arrive later: still correct. */
+        (void)setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
         if (set_nonblocking(cfd) == -1) {
             close(cfd);
             continue;
@@ -242,9 +248,12 @@ static int64_t linger_expired(event_loop *el, int64_t id, void *data) {
 }
 
 static int start_lingering(client *c) {
-    shutdown(c->fd, SHUT_WR);
     buf_free(&c->query);
-    el_watch(c->server->loop, c->fd, EL_READABLE, discard_handler, c);
+    if (shutdown(c->fd, SHUT_WR) == -1 ||
+        el_watch(c->server->loop, c->fd, EL_READABLE, discard_handler, c) == -1) {
+        client_close(c); /* cannot linger: close now */
+        return -1;
+    }
     c->linger_timer = el_add_timer(c->server->loop, LINGER_MS, linger_expired, c);
     return -1; /* the client takes no more commands */
 }
@@ -287,7 +296,10 @@ static int flush_output(client *c) {
             buf_consume(&c->out, c->out_sent);
             c->out_sent = 0;
         }
-        el_watch(c->server->loop, c->fd, EL_WRITABLE, write_handler, c);
+        if (el_watch(c->server->loop, c->fd, EL_WRITABLE, write_handler, c) == -1) {
+            client_close(c); /* the rest could never be sent */
+            return -1;
+        }
         return 0;
     }
     c->out.len = c->out_sent = 0;
@@ -391,7 +403,10 @@ static void write_handler(event_loop *el, int fd, void *data, int mask) {
     if (flush_output(c) == -1) return;
     if (c->reading_paused && pending_output(c) <= CLIENT_OUTPUT_PAUSE_BYTES / 2) {
         c->reading_paused = 0;
-        el_watch(el, c->fd, EL_READABLE, read_handler, c);
+        if (el_watch(el, c->fd, EL_READABLE, read_handler, c) == -1) {
+            client_close(c);
+            return;
+        }
         process_query_buffer(c);
         flush_output(c);
     }

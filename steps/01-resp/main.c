@@ -18,6 +18,7 @@
 #include "event_loop.h"
 #include "info.h"
 #include "net.h"
+#include "panic.h"
 #include "reply.h"
 #include "server.h"
 #include "strnum.h"
@@ -124,9 +125,9 @@ static void install_signal_handlers(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* a vanished client is an error, not a crash */
+    if (sigaction(SIGINT, &sa, NULL) == -1 || sigaction(SIGTERM, &sa, NULL) == -1 ||
+        signal(SIGPIPE, SIG_IGN) == SIG_ERR) /* a vanished client is an error, not a crash */
+        panic("cannot install the signal handlers");
 }
 
 int main(int argc, char **argv) {

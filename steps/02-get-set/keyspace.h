@@ -33,7 +33,7 @@ void keyspace_set(keyspace *ks, const arg *key, const arg *val); /* copies both 
 size_t keyspace_size(const keyspace *ks);
 void keyspace_clear(keyspace *ks);
 
-/* The commands of this chapter. */
+/* The commands that read and write keys. */
 void get_command(client *c, int argc, arg *argv);
 void set_command(client *c, int argc, arg *argv);
 void dbsize_command(client *c, int argc, arg *argv);

@@ -34,7 +34,7 @@ int keyspace_delete(keyspace *ks, const arg *key);               /* 1 if it exis
 size_t keyspace_size(const keyspace *ks);
 void keyspace_clear(keyspace *ks);
 
-/* The commands of this chapter. */
+/* The commands that read and write keys. */
 void get_command(client *c, int argc, arg *argv);
 void set_command(client *c, int argc, arg *argv);
 void dbsize_command(client *c, int argc, arg *argv);

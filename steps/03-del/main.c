@@ -21,6 +21,7 @@
 #include "event_loop.h"
 #include "info.h"
 #include "net.h"
+#include "panic.h"
 #include "prefetch.h"
 #include "reply.h"
 #include "server.h"
@@ -126,8 +127,7 @@ static void parse_flags(int argc, char **argv) {
     }
 }
 
-/* Random bytes from the kernel, for the hash seed (and, from chapter 05, the
- * sampler). */
+/* Random bytes from the kernel, for the hash seed. */
 static void random_bytes(uint8_t *out, size_t n) {
     int fd = open("/dev/urandom", O_RDONLY);
     if (fd == -1 || read(fd, out, n) != (ssize_t)n) {
@@ -158,9 +158,9 @@ static void install_signal_handlers(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* a vanished client is an error, not a crash */
+    if (sigaction(SIGINT, &sa, NULL) == -1 || sigaction(SIGTERM, &sa, NULL) == -1 ||
+        signal(SIGPIPE, SIG_IGN) == SIG_ERR) /* a vanished client is an error, not a crash */
+        panic("cannot install the signal handlers");
 }
 
 int main(int argc, char **argv) {

@@ -7,12 +7,10 @@
  * between them, then the operations built on those pieces. */
 #include "dict.h"
 
-#include <assert.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
+#include "panic.h"
 
 /* ============================ Data structures ============================
  *
@@ -211,8 +209,7 @@ static uint16_t hash_tag(uint64_t hash) {
 static dict_entry *entry_new(uint64_t hash, const char *key, size_t len, void *val) {
     if (len > UINT32_MAX) {
         /* The protocol caps a key at 512 MB long before this. */
-        fprintf(stderr, "dict: key of %zu bytes is too long\n", len);
-        abort();
+        panic("dict: key of %zu bytes is too long", len);
     }
     dict_entry *de = mem_alloc(sizeof(dict_entry) + len);
     de->next = NULL;
@@ -477,10 +474,7 @@ void dict_delete_entry(dict *d, dict_entry *de) {
     rehash_step(d);
     dict_table *t;
     dict_entry **link = find_entry_link(d, dict_hash(dict_entry_key(de), de->keylen), de, &t);
-    if (link == NULL) {
-        fprintf(stderr, "dict: dict_delete_entry on an entry that is not in the dict\n");
-        abort();
-    }
+    if (link == NULL) panic("dict: dict_delete_entry on an entry that is not in the dict");
     unlink_and_free(d, t, link);
 }
 
@@ -523,7 +517,7 @@ dict_entry *dict_iter_next(dict_iter *it) {
 }
 
 void dict_iter_release(dict_iter *it) {
-    assert(it->d->pause_rehash > 0);
+    if (it->d->pause_rehash == 0) panic("dict: dict_iter_release without dict_iter_init");
     it->d->pause_rehash--;
 }
 
@@ -538,11 +532,8 @@ void dict_iter_release(dict_iter *it) {
 #define PREFETCH(addr) ((void)(addr))
 #endif
 
-/* A key can be in either table during a rehash: prefetch in both. A dict
- * that never held a key has no table yet (size 0, buckets NULL): there is
- * nothing to fetch, and even computing &buckets[i] would be undefined. */
+/* A key can be in either table during a rehash: prefetch in both. */
 void dict_prefetch_bucket(const dict *d, uint64_t hash) {
-    if (d->table[0].size == 0) return;
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];
         PREFETCH(&t->buckets[hash & (t->size - 1)]);
@@ -550,7 +541,6 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash) {
 }
 
 void dict_prefetch_entry(const dict *d, uint64_t hash) {
-    if (d->table[0].size == 0) return;
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];
         const dict_entry *de = t->buckets[hash & (t->size - 1)];
@@ -587,14 +577,14 @@ static void free_all_entries(dict *d, void (*free_val)(void *)) {
 }
 
 void dict_empty(dict *d, void (*free_val)(void *)) {
-    assert(d->pause_rehash == 0 && "dict_empty with a live iterator");
+    if (d->pause_rehash != 0) panic("dict: dict_empty with a live iterator");
     free_all_entries(d, free_val);
     table_init(&d->table[0], DICT_MIN_SIZE);
 }
 
 void dict_free(dict *d, void (*free_val)(void *)) {
     if (d == NULL) return;
-    assert(d->pause_rehash == 0 && "dict_free with a live iterator");
+    if (d->pause_rehash != 0) panic("dict: dict_free with a live iterator");
     free_all_entries(d, free_val);
     mem_free(d);
 }

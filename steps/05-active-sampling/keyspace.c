@@ -115,9 +115,8 @@ void get_command(client *c, int argc, arg *argv) {
  *
  * The options are read by a plain loop: EX or PX, each followed by a number,
  * the last one winning if one is repeated (as in Redis), never both. Anything
- * else is a syntax error. Chapter 07 replaces this loop with a state machine
- * once SET has ten options instead of two. Everything is checked before the
- * keyspace is touched, so a failed SET changes nothing. */
+ * else is a syntax error. Everything is checked before the keyspace is
+ * touched, so a failed SET changes nothing. */
 void set_command(client *c, int argc, arg *argv) {
     const arg *ttl = NULL; /* the number after EX or PX */
     int unit_ms = 0;       /* 1 for PX, 0 for EX */

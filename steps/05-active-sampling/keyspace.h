@@ -55,7 +55,7 @@ void keyspace_delete_entry(keyspace *ks, dict_entry *de);          /* frees entr
 size_t keyspace_size(const keyspace *ks); /* every key held, expired or not */
 void keyspace_clear(keyspace *ks);
 
-/* The commands of chapters 02 and 03; SET gains EX and PX in chapter 04. */
+/* The commands that read and write keys. */
 void get_command(client *c, int argc, arg *argv);
 void set_command(client *c, int argc, arg *argv);
 void dbsize_command(client *c, int argc, arg *argv);

@@ -25,6 +25,7 @@
 #include "event_loop.h"
 #include "info.h"
 #include "net.h"
+#include "panic.h"
 #include "prefetch.h"
 #include "reply.h"
 #include "server.h"
@@ -89,7 +90,7 @@ static void info_command(client *c, int argc, arg *argv) {
         info_field(&r, "expire_wheel_max_lateness_ms", "%lld",
                    (long long)server.db.max_lateness_ms);
     }
-    /* avg_ttl is 0: Redis estimates it while sampling (chapter 05); we don't. */
+    /* avg_ttl is 0: Redis estimates it while its expire cycle samples; we don't. */
     if (info_section(&r, "keyspace", "Keyspace") && keyspace_size(&server.db))
         info_field(&r, "db0", "keys=%zu,expires=%zu,avg_ttl=0", keyspace_size(&server.db),
                    tw_count(&server.db.wheel));
@@ -235,9 +236,9 @@ static void install_signal_handlers(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* a vanished client is an error, not a crash */
+    if (sigaction(SIGINT, &sa, NULL) == -1 || sigaction(SIGTERM, &sa, NULL) == -1 ||
+        signal(SIGPIPE, SIG_IGN) == SIG_ERR) /* a vanished client is an error, not a crash */
+        panic("cannot install the signal handlers");
 }
 
 /* glibc keeps freed small blocks in "fast bins" and merges them with their

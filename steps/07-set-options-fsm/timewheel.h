@@ -38,11 +38,12 @@
  *
  * The alternatives, and why not:
  * - One wheel with a rotation counter per node (Varghese & Lauck's scheme 6,
- *   Netty, the EasyRedis seed): every tick walks its slot decrementing the
- *   rounds of far-away nodes, O(n / slots) a tick, and a clock jump costs
- *   every tick it skips.
- * - A seconds + minutes wheel (the timing-wheel seed): 1 s resolution and a
- *   maximum TTL of one hour; Redis needs ms and any deadline.
+ *   as Netty's HashedWheelTimer does): every tick walks its slot,
+ *   decrementing the rounds of far-away nodes, O(n / slots) a tick, and a
+ *   clock jump costs every tick it skips.
+ * - A wheel of seconds under a wheel of minutes, as simple key-expiry
+ *   servers often use: 1 s resolution and a maximum TTL of one hour; Redis
+ *   needs ms and any deadline.
  * - Kafka's overflow wheels: created on demand, with a DelayQueue of buckets
  *   so empty ticks cost nothing. The bitmaps give us the same skip with no
  *   priority queue and no allocation.

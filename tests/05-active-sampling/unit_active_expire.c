@@ -45,6 +45,57 @@ static int cycles_until_quiet(active_expire *ae, keyspace *ks, int hz) {
     return cycles + 1;
 }
 
+/* The list the cycle samples: every key with a TTL is in ttl_keys exactly
+ * once, at the index its value records, and no other key is. Checked after
+ * every change, through PERSIST, deletion, overwrite and the cycle's own
+ * deletions, each of which moves the last entry into a hole. */
+static void check_ttl_list(keyspace *ks) {
+    size_t with_ttl = 0;
+    dict_iter it;
+    dict_iter_init(&it, ks->keys);
+    for (dict_entry *de; (de = dict_iter_next(&it)) != NULL;) {
+        value *v = de->val;
+        if (v->expire_at_ms == 0) continue;
+        with_ttl++;
+        ck_assert_msg(v->ttl_index < ks->ttl_count && ks->ttl_keys[v->ttl_index] == de,
+                      "a key with a TTL records index %u, but ttl_keys[%u] is not its entry "
+                      "(ttl_count %zu)",
+                      v->ttl_index, v->ttl_index, ks->ttl_count);
+    }
+    dict_iter_release(&it);
+    ck_assert_uint_eq(ks->ttl_count, with_ttl);
+}
+
+START_TEST(ttl_list_holds_exactly_the_keys_with_a_ttl) {
+    keyspace ks;
+    keyspace_init(&ks);
+    clock_freeze(T0, MONO0);
+    load(&ks, 2000, 500, 1000);
+    check_ttl_list(&ks);
+    char name[32];
+    arg v = {"v", 1};
+    for (int i = 0; i < 3000; i += 7) { /* persist, delete or overwrite one in 7 */
+        snprintf(name, sizeof(name), "key:%d", i);
+        arg k = {name, strlen(name)};
+        dict_entry *de = keyspace_find(&ks, &k, T0);
+        if (de != NULL && i % 3 == 0) expire_remove(&ks, de);
+        if (de != NULL && i % 3 == 1) keyspace_delete(&ks, &k, T0);
+        if (i % 3 == 2) keyspace_set(&ks, &k, &v, T0);
+        check_ttl_list(&ks);
+    }
+    size_t stale_before = count_stale(&ks);
+    active_expire ae;
+    active_expire_init(&ae, 1, 42);
+    cycles_until_quiet(&ae, &ks, 10);
+    check_ttl_list(&ks);
+    ck_assert_uint_lt(count_stale(&ks), stale_before); /* the cycle deleted some */
+    keyspace_clear(&ks);
+    ck_assert_uint_eq(ks.ttl_count, 0);
+    keyspace_free(&ks);
+    clock_thaw();
+}
+END_TEST
+
 START_TEST(converges_to_the_acceptable_stale_share) {
     keyspace ks;
     keyspace_init(&ks);
@@ -192,6 +243,7 @@ int main(void) {
     Suite *s = suite_create("05-active-sampling");
     TCase *tc = tcase_create("cycle");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, ttl_list_holds_exactly_the_keys_with_a_ttl);
     tcase_add_test(tc, converges_to_the_acceptable_stale_share);
     tcase_add_test(tc, stops_at_the_time_budget);
     tcase_add_test(tc, more_effort_converges_in_fewer_cycles);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# Chapter 07: every ordering of Redis 7's SET options, sent to this server and
-# to a real redis-server side by side (set_differential.py): the two must
-# answer alike. Skipped when no redis-server is installed, and in the
+# Chapter 07: every sequence of up to 4 of the SET options Redis 7 knows
+# (set_differential.py lists them), sent to this server and to a real
+# redis-server side by side: the two must answer alike. Skipped when no redis-server is installed, and in the
 # reference run itself (Redis against Redis proves nothing).
 
 load ../helpers/server
