@@ -6,23 +6,6 @@
 
 #include "reply.h"
 
-/* ASCII lowercase. The server never calls setlocale(), so tolower() would
- * do the same, but through a locale table and, in glibc, a function call. */
-static unsigned char lower(unsigned char c) {
-    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
-}
-
-/* One pass over both strings, with no strlen(): the word ends where its NUL
- * is, and a different first letter, the usual case in a lookup, stops the
- * comparison at once. */
-int arg_is(const arg *a, const char *lowercase_word) {
-    for (size_t i = 0; i < a->len; i++)
-        if (lowercase_word[i] == '\0' ||
-            lower((unsigned char)a->ptr[i]) != (unsigned char)lowercase_word[i])
-            return 0;
-    return lowercase_word[a->len] == '\0';
-}
-
 /* A linear scan: tables hold a few dozen commands, and arg_is() gives up on
  * an entry at its first differing letter, so almost every entry costs one
  * comparison. (A hash table would win only with hundreds of commands.) */

@@ -28,8 +28,23 @@ void command_execute(client *c, int argc, arg *argv);
 /* Case-insensitive lookup; NULL when the table has no such command. */
 const command *command_lookup(const command *table, const char *name, size_t len);
 
-/* Compare an argument with a lowercase word, ignoring case. */
-int arg_is(const arg *a, const char *lowercase_word);
+/* ASCII lowercase. The server never calls setlocale(), so tolower() would
+ * do the same, but through a locale table and, in glibc, a function call. */
+static inline unsigned char ascii_lower(unsigned char c) {
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
+/* Compare an argument with a lowercase word, ignoring case: one pass over
+ * both, with no strlen(), the word ending at its NUL. A different first
+ * letter, the usual case in a command lookup, stops it at once. Inline, so
+ * that a lookup's loop over the table makes no function call per entry. */
+static inline int arg_is(const arg *a, const char *lowercase_word) {
+    for (size_t i = 0; i < a->len; i++)
+        if (lowercase_word[i] == '\0' ||
+            ascii_lower((unsigned char)a->ptr[i]) != (unsigned char)lowercase_word[i])
+            return 0;
+    return lowercase_word[a->len] == '\0';
+}
 
 /* COMMAND [COUNT | DOCS [name...] | INFO [name...] | LIST]: enough for
  * redis-cli's start-up (it sends COMMAND DOCS) and for client libraries. */

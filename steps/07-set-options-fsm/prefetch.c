@@ -18,10 +18,7 @@
  * not a key costs one wasted prefetch. */
 #include "prefetch.h"
 
-#include <string.h>
-
 #include "fastpath.h"
-#include "strnum.h"
 
 #if FASTPATH
 
@@ -30,32 +27,35 @@
  * the L1 cache until they are used. */
 #define PREFETCH_MAX_KEYS 16
 
-/* A length line too long for a number we would look at: stop looking. */
-#define PEEK_LINE_MAX 24
+/* More digits than a length we would look at can have: stop looking. */
+#define PEEK_DIGITS_MAX 18
 
-/* The number on the length line at buf[*at], which must end with CRLF
- * inside buf[0..len). Returns -1 for anything unusual (incomplete, not a
- * non-negative number, too long): the look-ahead then stops, and the parser
- * deals with the request properly when it runs. */
+/* The number on the length line at buf[*at]: digits, then a CR with one
+ * more byte after it. A look, not a parse: anything else (no digit, too many,
+ * the line not all there yet) returns -1, the look-ahead stops, and the
+ * parser deals with the request properly when it runs. The digits are read
+ * here in one pass, because this runs for every command of the fast path. */
 static long long peek_length(const char *buf, size_t len, size_t *at) {
-    size_t left = len - *at < PEEK_LINE_MAX ? len - *at : PEEK_LINE_MAX;
-    const char *cr = memchr(buf + *at, '\r', left);
-    long long v;
-    if (cr == NULL || (size_t)(cr - buf) + 2 > len) return -1;
-    if (!string_to_ll(buf + *at, (size_t)(cr - (buf + *at)), &v) || v < 0) return -1;
-    *at = (size_t)(cr - buf) + 2;
+    size_t i = *at, end = len - i > PEEK_DIGITS_MAX ? i + PEEK_DIGITS_MAX : len;
+    if (i >= end || buf[i] < '0' || buf[i] > '9') return -1;
+    long long v = 0;
+    while (i < end && buf[i] >= '0' && buf[i] <= '9')
+        v = v * 10 + (buf[i++] - '0');
+    if (i + 1 >= len || buf[i] != '\r') return -1;
+    *at = i + 2;
     return v;
 }
 
 /* argv[1] of each complete multibulk request in the client's unparsed
- * bytes, at most max of them, into keys. Stops at the first request that is
- * incomplete or inline; requests of one argument are skipped. */
+ * bytes, into keys: at most max requests are looked at. Stops at the first
+ * request that is incomplete or inline; requests of one argument have no key
+ * to give. */
 static int peek_keys(const client *c, arg *keys, int max) {
     if (c->parser.in_multibulk) return 0; /* a request is half read: leave it */
     const char *buf = c->query.data;
     size_t len = c->query.len, at = c->parser.pos;
     int n = 0;
-    while (n < max && at < len && buf[at] == '*') {
+    for (int looked = 0; looked < max && at < len && buf[at] == '*'; looked++) {
         at++;
         long long argc = peek_length(buf, len, &at);
         for (long long i = 0; i < argc; i++) {
