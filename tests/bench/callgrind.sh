@@ -3,10 +3,11 @@
 # that does not move with the load of the machine, so a regression shows up
 # without timing noise. One line per measurement in $RESULTS/callgrind.tsv.
 #
-# For each server (CG_SERVERS: the newest step, and Redis for comparison) it
-# starts the server under valgrind --tool=callgrind, stores CG_KEYSPACE keys
-# (key:000000000000 ...: the names redis-benchmark -r uses), and then, for
-# PING, SET and GET, without pipelining and with -P 16, one client:
+# For each server (CG_SERVERS: the newest step, say 07; 07-nofast, the same
+# step built with FASTPATH=0; and Redis for comparison) it starts the server
+# under valgrind --tool=callgrind, stores CG_KEYSPACE keys (key:000000000000
+# ...: the names redis-benchmark -r uses), and then, for PING, SET and GET,
+# without pipelining and with -P 16, one client:
 #
 #   1. zero the counters (callgrind_control -z), run the command P times
 #      (one batch: the connection, redis-benchmark's CONFIG GET at start-up,
@@ -26,7 +27,7 @@ trap stop_all_servers EXIT
 
 CG_N=${CG_N:-10000}
 CG_KEYSPACE=${CG_KEYSPACE:-10000}
-CG_SERVERS=${CG_SERVERS:-"$(basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -1)" | cut -c1-2) redis"}
+CG_SERVERS=${CG_SERVERS:-"$(newest_step) $(newest_step)-nofast redis"}
 out=$RESULTS/callgrind.tsv
 printf 'server\tcommand\tpipeline\tcommands\tir_baseline\tir_run\tidle_ir_per_s\tseconds\tir_per_command\n' >"$out"
 work=$RESULTS/callgrind
@@ -78,7 +79,7 @@ for s in $CG_SERVERS; do
       [ "$cmd" = ping_mbulk ] && name=ping
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$name" "$p" "$CG_N" "$base" "$total" \
         "$idle_rate" "$secs" "$per" >>"$out"
-      printf '  %-6s %-4s -P %-2s  %6s instructions per command\n' "$s" "$name" "$p" "$per"
+      printf '  %-9s %-4s -P %-2s  %6s instructions per command\n' "$s" "$name" "$p" "$per"
     done
   done
   stop_server "$pid"

@@ -1,10 +1,12 @@
 # lib.sh -- helpers shared by the benchmark scripts of tests/bench/ (sourced).
 #
-# A "server" is named by a label and a binary: redis=redis-server, or
-# 07=build/bench/07-set-options-fsm/server. start_server starts one on a free
-# port and sets SERVER_PID and SERVER_PORT; stop_server stops it. Every
-# server started is remembered and stopped by stop_all_servers, which the
-# scripts run on exit, so an interrupted benchmark leaves nothing behind.
+# A "server" is named by a label and a binary: redis=redis-server,
+# 07=build/bench/07-set-options-fsm/server, or 07-nofast, step 07 built with
+# FASTPATH=0, which bench.sh builds in build/bench/nofast/. start_server
+# starts one on a free port and sets SERVER_PID and SERVER_PORT; stop_server
+# stops it. Every server started is remembered and stopped by
+# stop_all_servers, which the scripts run on exit, so an interrupted
+# benchmark leaves nothing behind.
 
 BENCH_PIDS=()
 
@@ -110,18 +112,28 @@ info_field() {
   redis-cli -p "$1" info all 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"
 }
 
-# server_binary LABEL: the binary for a label: redis, or a step number.
+# server_binary LABEL: the binary for a label: redis, a step number (07:
+# $BENCH_BUILD/07-*/server), or a step number and -nofast (07-nofast: the
+# FASTPATH=0 build, $BENCH_NOFAST_BUILD/07-*/server).
 server_binary() {
-  local label=$1 dir
+  local label=$1 build=$BENCH_BUILD dir
   if [ "$label" = redis ]; then
     command -v redis-server
     return
   fi
-  for dir in "$BENCH_BUILD"/"$label"-*/; do
+  case $label in
+    *-nofast) label=${label%-nofast} build=${BENCH_NOFAST_BUILD:-$BENCH_BUILD/nofast} ;;
+  esac
+  for dir in "$build"/"$label"-*/; do
     [ -x "$dir/server" ] && { echo "${dir%/}/server"; return; }
   done
-  echo "bench: no server for step $label under $BENCH_BUILD" >&2
+  echo "bench: no server for step $label under $build" >&2
   return 1
+}
+
+# newest_step: the newest step's label (07), from the build.
+newest_step() {
+  basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -1)" | cut -c1-2
 }
 
 # step_name LABEL: 07 -> 07-set-options-fsm; redis -> redis.

@@ -27,6 +27,7 @@ if os.path.exists(os.path.join(RESULTS, "params")):
 OUT = os.environ.get("OUT", "docs/benchmarks.md")
 IMG_DIR = os.environ.get("IMG_DIR", "docs/img")
 BENCH_BUILD = os.environ.get("BENCH_BUILD", "build/bench")
+BENCH_NOFAST_BUILD = os.environ.get("BENCH_NOFAST_BUILD", os.path.join(BENCH_BUILD, "nofast"))
 
 # Targets of issue 10, for the newest step: Redis's CPU per request / ours.
 CPU_TARGETS = {1: 1.1, 16: 1.5}
@@ -88,8 +89,49 @@ STEP_NAMES = steps()
 NEWEST = max(STEP_NAMES) if STEP_NAMES else "07"
 
 
+# A step built with FASTPATH=0 is the step's label and this: "07-nofast"
+# (bench.sh builds it in build/bench/nofast; lib.sh's server_binary finds it).
+NOFAST = "-nofast"
+
+
+def step_of(server):
+    """The step a server label is a build of: 07 for 07 and for 07-nofast."""
+    return server[:-len(NOFAST)] if server.endswith(NOFAST) else server
+
+
 def label(server):
-    return "Redis" if server == "redis" else f"{server} {STEP_NAMES.get(server, '')[3:]}".strip()
+    """A server's name in the tables: Redis, 07 set-options-fsm, 07-nofast set-options-fsm."""
+    if server == "redis":
+        return "Redis"
+    return f"{server} {STEP_NAMES.get(step_of(server), '')[3:]}".strip()
+
+
+def short_label(server):
+    """A server's name in the plots: Redis, 07, 07-nofast."""
+    return "Redis" if server == "redis" else server
+
+
+def nofast_note(servers):
+    """The sentence that says what 07-nofast is, when one of the servers is a
+    FASTPATH=0 build; else empty."""
+    plain = [s for s in order(servers) if s.endswith(NOFAST)]
+    if not plain:
+        return ""
+    return (" and ".join(f"**{s}**" for s in plain) + f" {'is' if len(plain) == 1 else 'are'} "
+            + " and ".join(f"step {step_of(s)}" for s in plain) + " built with `FASTPATH=0`, "
+            "without the fast path (see \"The fast path\").")
+
+
+# One colour per server, the same in every plot: Redis red, each step a
+# colour of its own, a FASTPATH=0 build orange (and nothing else orange).
+SERVER_COLOURS = {"redis": "#d62728", "01": "#7f7f7f", "02": "#bcbd22", "03": "#17becf",
+                  "04": "#9467bd", "05": "#2ca02c", "06": "#1f77b4", "07": "#08306b"}
+
+
+def colour(server):
+    if server.endswith(NOFAST):
+        return "#ff7f0e"
+    return SERVER_COLOURS.get(server, "#000000")
 
 
 def order(servers):
@@ -127,7 +169,8 @@ def machine():
         ("Redis", sh("redis-server --version")),
         ("redis-benchmark", sh("redis-benchmark --version")),
         ("compiler", sh("cc --version | head -1")),
-        ("build", f"{BENCH_BUILD}/NN-name/server, CFLAGS=\"-O2 -g -DNDEBUG\" plus the Makefile's warnings"),
+        ("build", f"{BENCH_BUILD}/NN-name/server, CFLAGS=\"-O2 -g -DNDEBUG\" plus the Makefile's warnings; "
+                  f"NN-nofast: {BENCH_NOFAST_BUILD}/NN-name/server, the same with FASTPATH=0"),
         ("CPU time", "per thread, in ns, from /proc/PID/task/*/schedstat"),
         ("CPU pinning (throughput part)", pinning()),
     ]
@@ -143,6 +186,18 @@ def pinning():
 
 # ============================ Throughput and CPU ============================
 
+RPS, CPU = 0, 1  # the two figures of a run, as indexes into its (rps, cpu) pair
+
+
+def test_name(test):
+    """ping_mbulk -> PING, set -> SET."""
+    return test.upper().replace("_MBULK", "")
+
+
+def pipeline_name(p):
+    return "no pipelining" if p == 1 else f"-P {p}"
+
+
 def bracket_redis(data):
     """Redis runs first and again last in each test's sequence (throughput.sh
     labels the second run "redis-again"). Its figure for a round becomes the
@@ -157,49 +212,76 @@ def bracket_redis(data):
             first[rd] = (mean(r0, rps), mean(c0, cpu))
 
 
-def throughput_section(md, summary):
-    rows = read_tsv("throughput.tsv")
-    if not rows:
-        return
-    tests = []
-    for r in rows:
-        t = (r["test"], int(r["pipeline"]))
-        if t not in tests:
-            tests.append(t)
-    data = {}  # (test, pipeline, server) -> {round: (rps, cpu)}
-    for r in rows:
-        key = (r["test"], int(r["pipeline"]), r["server"])
-        data.setdefault(key, {})[r["round"]] = (num(r["rps"]), num(r["cpu_us_per_req"]))
-    bracket_redis(data)
-    rounds = sorted({r["round"] for r in rows}, key=int)
-    requests = {(r["test"], int(r["pipeline"])): r["requests"] for r in rows}
+class Throughput:
+    """throughput.tsv, read: data[(test, pipeline, server)] is {round: (rps,
+    cpu)}, with Redis's two runs in a round made one (bracket_redis); tests
+    are (test, pipeline) in the order they ran; requests, the -n of each."""
 
-    def paired_ratio(test, p, server, idx, redis_over_ours):
+    def __init__(self, rows):
+        self.tests = []
+        for r in rows:
+            t = (r["test"], int(r["pipeline"]))
+            if t not in self.tests:
+                self.tests.append(t)
+        self.data = {}
+        for r in rows:
+            key = (r["test"], int(r["pipeline"]), r["server"])
+            self.data.setdefault(key, {})[r["round"]] = (num(r["rps"]), num(r["cpu_us_per_req"]))
+        bracket_redis(self.data)
+        self.rounds = sorted({r["round"] for r in rows}, key=int)
+        self.requests = {(r["test"], int(r["pipeline"])): r["requests"] for r in rows}
+
+    def has(self, test, p, server):
+        return (test, p, server) in self.data
+
+    def values(self, test, p, server, idx):
+        """This server's figure (RPS or CPU) in each round that measured it."""
+        return [v[idx] for v in self.data.get((test, p, server), {}).values() if v[idx] is not None]
+
+    def median(self, test, p, server, idx):
+        return median(self.values(test, p, server, idx))
+
+    def vs_redis(self, test, p, server, idx):
         """Median over rounds of the ratio of this server's figure to Redis's
-        figure in the same round."""
+        figure in the same round, the way round that puts the better server
+        above 1: throughput, ours ÷ Redis's; CPU per request, Redis's ÷ ours."""
+        if server == "redis":
+            return 1.0
         ratios = []
-        for rd in rounds:
-            a = data.get((test, p, server), {}).get(rd, (None, None))[idx]
-            b = data.get((test, p, "redis"), {}).get(rd, (None, None))[idx]
+        for rd in self.rounds:
+            a = self.data.get((test, p, server), {}).get(rd, (None, None))[idx]
+            b = self.data.get((test, p, "redis"), {}).get(rd, (None, None))[idx]
             if a and b:
-                ratios.append(b / a if redis_over_ours else a / b)
+                ratios.append(b / a if idx == CPU else a / b)
         return median(ratios)
+
+
+def throughput_section(md, summary, tp):
+    if not tp:
+        return
+    data, rounds, tests = tp.data, tp.rounds, tp.tests
+    servers = order(s for (_, _, s) in data)
+    plain = [s for s in servers if s.endswith(NOFAST)]
+    n_rounds = f"{len(rounds)} round{'s' if len(rounds) != 1 else ''}"
 
     cmd = open(os.path.join(RESULTS, "throughput-command.txt")).read().strip() \
         if os.path.exists(os.path.join(RESULTS, "throughput-command.txt")) else ""
     md.append("## Throughput and CPU time per request\n")
     keyspace = int(float(os.environ.get("KEYSPACE", "1000000")))
-    md.append(f"{len(rounds)} round{'s' if len(rounds) != 1 else ''}. In each round every server is started afresh "
+    md.append(f"{n_rounds}. In each round every server is started afresh "
               f"and, except 01, loaded with the whole keyspace: the {keyspace:,} keys `key:000000000000` ... "
               "that `redis-benchmark -r` draws from, each holding the 3 bytes its SET writes, sent through "
               "`redis-cli --pipe`. So SET replaces values and every GET finds its key, and the runs measure "
               "a server at its full size, not one growing (item 13 of \"What profiling found\"). Then each "
-              "test runs on Redis, 01 (PING only), 02, ..., 07 and Redis again, in turn, before the next test starts; the "
-              "figures are the medians over the rounds. The command, for each test, pipeline and server:\n")
+              "test runs on Redis, 01 (PING only), 02, ..., 07"
+              + "".join(f", {s}" for s in plain) + " and Redis again, in turn, before the next test starts; the "
+              "figures are the medians over the rounds. "
+              + (nofast_note(plain) + " " if plain else "")
+              + "The command, for each test, pipeline and server:\n")
     md.append(f"```\n{cmd}\n```\n")
-    md.append("with `-n` = " + ", ".join(sorted({f'{v} (-P {p})' for (t, p), v in requests.items()}))
+    md.append("with `-n` = " + ", ".join(sorted({f'{v} (-P {p})' for (t, p), v in tp.requests.items()}))
               + ". The tests run in this order on each server: " +
-              ", ".join(f"{t.upper().replace('_MBULK', '')} -P {p}" for t, p in tests) + ".\n")
+              ", ".join(f"{test_name(t)} -P {p}" for t, p in tests) + ".\n")
     md.append("**CPU/req** is the server's user + system CPU time over the run (the kernel's exact "
               "count of the time its threads spent running, from /proc/PID/task/*/schedstat, read just "
               "before and after redis-benchmark) divided by the requests, in microseconds. "
@@ -210,63 +292,79 @@ def throughput_section(md, summary):
               "one before the steps' runs of that test and one after them.\n")
 
     for test, p in tests:
-        name = test.upper().replace("_MBULK", "")
-        md.append(f"### {name}, {'no pipelining' if p == 1 else f'-P {p}'}\n")
+        md.append(f"### {test_name(test)}, {pipeline_name(p)}\n")
         md.append("| server | req/s | tput vs Redis | CPU/req (µs) | Redis ÷ step (CPU) | CPU spread over rounds |")
         md.append("|---|---:|---:|---:|---:|---:|")
         for s in order(srv for (t, pp, srv) in data if t == test and pp == p):
-            runs = data[(test, p, s)]
-            rps = median(v[0] for v in runs.values())
-            cpu_values = [v[1] for v in runs.values() if v[1] is not None]
+            cpu_values = tp.values(test, p, s, CPU)
             cpu = median(cpu_values)
             spread = (max(cpu_values) - min(cpu_values)) / cpu * 100 if cpu_values and cpu else None
             if s == "redis":
                 tr, cr = "1", "1"
             else:
-                tr = fmt(paired_ratio(test, p, s, 0, False))
-                cr = fmt(paired_ratio(test, p, s, 1, True))
-            md.append(f"| {label(s)} | {fmt(rps, 0)} | {tr} | {fmt(cpu, 3)} | {cr} | "
+                tr = fmt(tp.vs_redis(test, p, s, RPS))
+                cr = fmt(tp.vs_redis(test, p, s, CPU))
+            md.append(f"| {label(s)} | {fmt(tp.median(test, p, s, RPS), 0)} | {tr} | {fmt(cpu, 3)} | {cr} | "
                       f"{'n/a' if spread is None else f'±{spread / 2:.0f}%'} |")
         md.append("")
 
-    # The targets, on the newest step.
+    # The targets, on the newest step; its FASTPATH=0 build beside it, for
+    # comparison (the targets are the default build's).
+    newest_plain = NEWEST + NOFAST
+    with_plain = any(tp.has(t, p, newest_plain) for t, p in tests)
     md.append(f"### The targets, on the newest step ({label(NEWEST)})\n")
-    md.append("| test | Redis ÷ step, CPU per request | target | | throughput vs Redis |")
-    md.append("|---|---:|---:|---|---:|")
+    if with_plain:
+        md.append(f"The targets are the default build's; {newest_plain}'s figures are beside them for "
+                  "comparison.\n")
+        md.append("| test | Redis ÷ step, CPU per request | target | | throughput vs Redis | "
+                  f"{newest_plain}: Redis ÷ step, CPU | {newest_plain}: throughput vs Redis |")
+        md.append("|---|---:|---:|---|---:|---:|---:|")
+    else:
+        md.append("| test | Redis ÷ step, CPU per request | target | | throughput vs Redis |")
+        md.append("|---|---:|---:|---|---:|")
     for test in ("set", "get"):
         for p in (1, 16):
-            if (test, p, NEWEST) not in data:
+            if not tp.has(test, p, NEWEST):
                 continue
-            cr = paired_ratio(test, p, NEWEST, 1, True)
-            tr = paired_ratio(test, p, NEWEST, 0, False)
+            cr = tp.vs_redis(test, p, NEWEST, CPU)
+            tr = tp.vs_redis(test, p, NEWEST, RPS)
             target = CPU_TARGETS[p]
             ok = cr is not None and cr >= target
-            md.append(f"| {test.upper()} {'no pipelining' if p == 1 else '-P 16'} | {fmt(cr)} | "
-                      f"≥ {target} | {'met' if ok else '**missed**'} | {fmt(tr)} |")
+            row = (f"| {test.upper()} {'no pipelining' if p == 1 else '-P 16'} | {fmt(cr)} | "
+                   f"≥ {target} | {'met' if ok else '**missed**'} | {fmt(tr)} |")
+            if with_plain:
+                row += (f" {fmt(tp.vs_redis(test, p, newest_plain, CPU))} |"
+                        f" {fmt(tp.vs_redis(test, p, newest_plain, RPS))} |")
+            md.append(row)
             summary.append(f"{test.upper():4s} {'-P 1 ' if p == 1 else '-P 16'}  {label(NEWEST)}: "
                            f"Redis CPU/req ÷ ours {fmt(cr)} (target {target}: "
                            f"{'met' if ok else 'MISSED'}), throughput {fmt(tr)}x Redis")
+            if tp.has(test, p, newest_plain):
+                summary.append(f"{test.upper():4s} {'-P 1 ' if p == 1 else '-P 16'}  {label(newest_plain)}: "
+                               f"Redis CPU/req ÷ ours {fmt(tp.vs_redis(test, p, newest_plain, CPU))}, "
+                               f"throughput {fmt(tp.vs_redis(test, p, newest_plain, RPS))}x Redis")
     md.append("")
 
-    # Plots: CPU per request and throughput, one panel per pipeline depth.
-    servers = order(s for (_, _, s) in data)
-    for what, idx, fname, ylabel in (("cpu", 1, "bench-cpu-per-request.png", "server CPU time per request (µs)"),
-                                     ("rps", 0, "bench-throughput.png", "requests per second")):
-        script = HEADER_STYLE + f"set output '{os.path.join(IMG_DIR, fname)}'\nset multiplot layout 1,2\n"
+    # Plots: CPU per request and throughput, one panel per pipeline depth; in
+    # each, a cluster of bars per test, one bar per server in its colour.
+    for what, idx, fname, ylabel in (("cpu", CPU, "bench-cpu-per-request.png", "server CPU time per request (µs)"),
+                                     ("rps", RPS, "bench-throughput.png", "requests per second")):
+        script = (HEADER_STYLE + "set terminal pngcairo size 1200,560 font 'DejaVu Sans,10'\n"
+                  f"set output '{os.path.join(IMG_DIR, fname)}'\nset multiplot layout 1,2\n")
         for p in (1, 16):
             dat = os.path.join(RESULTS, f"plot-{what}-{p}.dat")
             cols = [t for t, pp in tests if pp == p]
             with open(dat, "w") as f:
-                f.write("server " + " ".join(t.upper().replace("_MBULK", "") for t in cols) + "\n")
-                for s in servers:
-                    vals = []
-                    for t in cols:
-                        v = median(x[idx] for x in data.get((t, p, s), {}).values())
-                        vals.append("NaN" if v is None else f"{v:.4f}")
-                    f.write(f"\"{label(s).split(' ')[0]}\" " + " ".join(vals) + "\n")
-            script += (f"set title '{'no pipelining' if p == 1 else '-P 16'} (medians of {len(rounds)} rounds)'\n"
+                f.write("test " + " ".join(f'"{short_label(s)}"' for s in servers) + "\n")
+                for t in cols:
+                    vals = [tp.median(t, p, s, idx) for s in servers]
+                    f.write(f"{test_name(t)} " + " ".join("NaN" if v is None else f"{v:.4f}" for v in vals) + "\n")
+            bars = ", \\\n     ".join(
+                f"'{dat if i == 0 else ''}' using {i + 2}:xtic(1) title columnheader({i + 2}) lc rgb '{colour(s)}'"
+                for i, s in enumerate(servers))
+            script += (f"set title '{pipeline_name(p)} (medians of {n_rounds})'\n"
                        f"set ylabel '{ylabel}'\n"
-                       f"plot for [i=2:{len(cols) + 1}] '{dat}' using i:xtic(1) title columnheader(i)\n")
+                       f"plot {bars}\n")
         script += "unset multiplot\n"
         gnuplot(script)
     md.append(f"![CPU time per request]({rel_img('bench-cpu-per-request.png')})\n")
@@ -318,7 +416,7 @@ def memory_section(md, summary):
             for t in ("no", "yes"):
                 r = by.get((s, t))
                 vals += ["NaN", "NaN"] if r is None else [r["rss_per_key"], r["used_per_key"]]
-            f.write(f"\"{label(s).split(' ')[0]}\" " + " ".join(vals) + "\n")
+            f.write(f"\"{short_label(s)}\" " + " ".join(vals) + "\n")
     gnuplot(HEADER_STYLE + f"""set output '{os.path.join(IMG_DIR, 'bench-memory.png')}'
 set title 'bytes per key, {int(keys):,} keys with a 3-byte value'
 set ylabel 'bytes per key'
@@ -330,13 +428,30 @@ plot '{dat}' using 2:xtic(1) title 'RSS, no TTL', '' using 3 title 'used\\_memor
 
 # ============================ Callgrind ============================
 
-def callgrind_section(md, summary):
-    rows = read_tsv("callgrind.tsv")
-    if not rows:
+class Callgrind:
+    """callgrind.tsv, read: ir[(server, command, pipeline)] is the count of
+    instructions per command; servers in report order; n, the commands counted."""
+
+    def __init__(self, rows):
+        self.ir = {(r["server"], r["command"], int(r["pipeline"])): num(r["ir_per_command"]) for r in rows}
+        self.servers = order(r["server"] for r in rows)
+        self.n = rows[0]["commands"]
+
+    def get(self, server, cmd, p):
+        return self.ir.get((server, cmd, p))
+
+    def redis_over(self, server, cmd, p):
+        """Redis's count ÷ this server's: above 1, the server executes fewer."""
+        ours, redis = self.get(server, cmd, p), self.get("redis", cmd, p)
+        return redis / ours if ours and redis else None
+
+
+def callgrind_section(md, summary, cg):
+    if not cg:
         return
-    by = {(r["server"], r["command"], int(r["pipeline"])): r for r in rows}
-    n = rows[0]["commands"]
-    servers = order(r["server"] for r in rows)
+    servers = cg.servers
+    ours = [s for s in servers if s != "redis"]
+    n = cg.n
     md.append("## Instructions per command (callgrind)\n")
     md.append("The server runs under `valgrind --tool=callgrind`, holding the 10,000 keys "
               "`key:000000000000` ... that `redis-benchmark -r 10000` names, so every SET overwrites a "
@@ -346,23 +461,22 @@ def callgrind_section(md, summary):
               "the idle server executes in the extra time, is the count per command. These are the "
               "server's user-space instructions (callgrind's Ir): the kernel's share of a request, "
               "most of its cost without pipelining, is not in them. Unlike times, they barely move from "
-              "run to run, so a change in them is a change in the code.\n")
-    md.append("| command | " + " | ".join(label(s) for s in servers) + " | Redis ÷ " + label(NEWEST) + " |")
-    md.append("|---|" + "---:|" * (len(servers) + 1))
+              "run to run, so a change in them is a change in the code."
+              + (" " + nofast_note(servers) if nofast_note(servers) else "") + "\n")
+    md.append("| command | " + " | ".join(label(s) for s in servers) + " | "
+              + " | ".join(f"Redis ÷ {label(s)}" for s in ours) + " |")
+    md.append("|---|" + "---:|" * (len(servers) + len(ours)))
     for cmd in ("ping", "set", "get"):
         for p in (1, 16):
-            cells = [fmt(num(by[(s, cmd, p)]["ir_per_command"]), 0) if (s, cmd, p) in by else "n/a"
-                     for s in servers]
-            ratio = None
-            if ("redis", cmd, p) in by and (NEWEST, cmd, p) in by:
-                ratio = num(by[("redis", cmd, p)]["ir_per_command"]) / num(by[(NEWEST, cmd, p)]["ir_per_command"])
-            md.append(f"| {cmd.upper()}, {'no pipelining' if p == 1 else '-P 16'} | " + " | ".join(cells)
-                      + f" | {fmt(ratio)} |")
-            if (NEWEST, cmd, p) in by:
-                summary.append(f"callgrind {label(NEWEST)} {cmd.upper():4s} -P {p:<2d}: "
-                               f"{by[(NEWEST, cmd, p)]['ir_per_command']} instructions per command"
-                               + (f" (Redis {by[('redis', cmd, p)]['ir_per_command']})"
-                                  if ("redis", cmd, p) in by else ""))
+            cells = [fmt(cg.get(s, cmd, p), 0) for s in servers]
+            ratios = [fmt(cg.redis_over(s, cmd, p)) for s in ours]
+            md.append(f"| {cmd.upper()}, {pipeline_name(p)} | " + " | ".join(cells + ratios) + " |")
+            for s in ours:
+                if cg.get(s, cmd, p) is not None:
+                    redis = cg.get("redis", cmd, p)
+                    summary.append(f"callgrind {label(s)} {cmd.upper():4s} -P {p:<2d}: "
+                                   f"{cg.get(s, cmd, p):.0f} instructions per command"
+                                   + (f" (Redis {redis:.0f})" if redis is not None else ""))
     md.append("")
 
 
@@ -426,9 +540,9 @@ def expiry_section(md, summary):
                 series.append((s, path))
         if series:
             plot = ", \\\n     ".join(
-                f"'{path}' using 1:5 with steps lw 2 title '{label(s)}'" for s, path in series)
+                f"'{path}' using 1:5 with steps lw 2 lc rgb '{colour(s)}' title '{label(s)}'" for s, path in series)
             plot2 = ", \\\n     ".join(
-                f"'{path}' using 1:($6/1000) with lines lw 2 title '{label(s)}'" for s, path in series)
+                f"'{path}' using 1:($6/1000) with lines lw 2 lc rgb '{colour(s)}' title '{label(s)}'" for s, path in series)
             gnuplot(f"""set terminal pngcairo size 1000,700 font 'DejaVu Sans,10'
 set output '{os.path.join(IMG_DIR, 'bench-burst-latency.png')}'
 set multiplot layout 2,1
@@ -450,6 +564,66 @@ unset multiplot
             md.append(f"![Latency during the burst]({rel_img('bench-burst-latency.png')})\n")
 
 
+# ============================ The fast path ============================
+# Fixed text, what the FASTPATH switch leaves out, then the newest step with
+# and without it, from this run's throughput and callgrind results.
+
+FASTPATH_TEXT = """## The fast path
+
+The servers are built by default with one optimisation that exists for
+these benchmarks, kept apart behind one switch, `FASTPATH`:
+`make FASTPATH=0` builds them without it, into `build/nofast/`, and
+`make bench` measures both builds and reports them side by side. Without it
+a request goes read, parse, execute, write: `read_handler()` in
+`common/net.c` runs a client's commands as soon as it has read them, and
+`end_of_turn()` writes the turn's replies, one `send()` per client. With it:
+
+- `common/fastpath.c` holds back every client read in a turn of the event
+  loop (`fastpath_defer()`) and runs them all at the end of the turn
+  (`fastpath_run()`), in the order they were read, before the replies are
+  written. On its own this changes nothing a client can see; it gives the
+  server a moment when all the commands of the turn are in memory at once.
+- In that moment the step's look-ahead, `prefetch_keys()` in
+  `steps/NN-name/prefetch.c` (steps 02 to 07; `main()` installs it with
+  `prefetch_install()`), reads the key, `argv[1]`, of up to 16 complete
+  commands waiting in the buffers of the clients about to run, without
+  parsing them for real. It asks the CPU to load their buckets, then the
+  first entry of each bucket (`dict_prefetch_bucket()`,
+  `dict_prefetch_entry()` in the step's `dict.c`), and lets those clients
+  run. The memory loads of a batch overlap instead of following one
+  another. Redis 8 does the same in `memory_prefetch.c`, for batches of up
+  to `prefetch-batch-max-size` commands (16 by default).
+
+Step 01 has no keys, so it installs no look-ahead: its clients only run at
+the end of the turn. What the look-ahead buys, and costs, is in items 6 and
+9 below.
+"""
+
+
+def fastpath_section(md, tp, cg):
+    md.append(FASTPATH_TEXT)
+    plain = NEWEST + NOFAST
+    measured = [(test, p) for test in ("set", "get") for p in (1, 16)]
+    if not any((tp and tp.has(t, p, plain)) or (cg and cg.get(plain, t, p) is not None) for t, p in measured):
+        return
+    md.append(f"Step {NEWEST} with the fast path ({NEWEST}, the default build) and without it ({plain}, "
+              "`FASTPATH=0`), in this run: CPU per request and its ratio to Redis as in \"Throughput and "
+              "CPU time per request\" (medians over the rounds; the ratio, Redis's CPU per request ÷ "
+              "the step's, the median of the per-round ratios), and the instructions per command "
+              "counted by callgrind.\n")
+    md.append(f"| test | {NEWEST}: CPU/req (µs) | Redis ÷ {NEWEST} (CPU) | {plain}: CPU/req (µs) | "
+              f"Redis ÷ {plain} (CPU) | {NEWEST}: instructions | {plain}: instructions |")
+    md.append("|---|---:|---:|---:|---:|---:|---:|")
+    for test, p in measured:
+        cells = []
+        for s in (NEWEST, plain):
+            cells += [fmt(tp.median(test, p, s, CPU), 3) if tp and tp.has(test, p, s) else "n/a",
+                      fmt(tp.vs_redis(test, p, s, CPU)) if tp and tp.has(test, p, s) else "n/a"]
+        cells += [fmt(cg.get(s, test, p), 0) if cg else "n/a" for s in (NEWEST, plain)]
+        md.append(f"| {test_name(test)}, {pipeline_name(p)} | " + " | ".join(cells) + " |")
+    md.append("")
+
+
 # ============================ Profile findings ============================
 # Fixed text, not regenerated: what profiling found when these benchmarks
 # were first run, what was changed, and the numbers before and after.
@@ -462,8 +636,7 @@ When these benchmarks were first run, the newest step used 1.03x (SET) and
 hardware performance counters (`perf stat -e instructions true` says "not
 supported"), so the profiles came from callgrind (instruction counts, per
 function) and from `perf record -e cpu-clock` (where the time goes, cache
-misses included). What they showed, and the fixes, all in `common/` except
-one line per step's main.c:
+misses included). What they showed, and the fixes:
 
 1. **A 64 KB buffer allocated and freed on every read** (net.c). A read asked
    for `READ_CHUNK` = 64 KB of room, and a query buffer left empty was freed
@@ -478,12 +651,14 @@ one line per step's main.c:
    answers pass unchanged).
 3. **Command lookup** (command.c) called `strlen()` and the locale's
    `tolower()` for every table entry it passed: about 580 instructions to find
-   `set`, the tenth entry. Now the first letter rejects almost every entry
-   inline: about 90.
-4. **Length lines were read twice** (resp.c): `memchr()` for the CR, then
-   `string_to_ll()` over the digits. A fast path reads the usual
-   `$<digits>\\r\\n` in one pass and hands anything else to the old code, so
-   errors stay exactly Redis's.
+   `set`, the tenth entry. Now `command_lookup()` is a plain loop over
+   `arg_is()`, which calls neither and gives up on an entry at its first
+   differing letter. (A first-letter test written out inline, about 90
+   instructions, was removed in favour of the plain loop.)
+4. **Length lines are read twice** (resp.c): `memchr()` for the CR, then
+   `string_to_ll()` over the digits. A second parser that read the usual
+   `$<digits>\\r\\n` in one pass was removed in favour of the one plain path,
+   whose errors are exactly Redis's.
 5. **Each reply woke the client up** (net.c, event_loop.c). Replies were
    written right after each client's batch; on a local socket the write runs
    the receiver's TCP code and wakes its process (perf: 11% of the server's
@@ -498,37 +673,40 @@ one line per step's main.c:
    and 07 sit after the 24-byte timing-wheel link, on another cache line
    (a few percent); and before a pipelined batch runs, the keys it names are hashed
    and their buckets and first entries prefetched, so the batch's memory loads
-   overlap instead of following each other (net.c `prefetch_batch_keys()`,
-   resp.c `parser_peek_keys()`, dict.c `dict_prefetch_bucket()`; each step's
-   main.c hands its keyspace to `net_set_keyspace()`): about 20% less CPU per
+   overlap instead of following each other (the fast path's look-ahead,
+   `prefetch_keys()` in each step's prefetch.c, called through
+   `common/fastpath.c`; `dict_prefetch_bucket()` and `dict_prefetch_entry()`
+   in dict.c; see "The fast path" above): about 20% less CPU per
    request for SET and GET with `-P 16`. The prefetch costs about 200
    instructions per pipelined command (the look-ahead and a second hash),
    which is why callgrind's counts with `-P 16` went up a little while the
    time went down.
 7. The event loop read the clock twice per turn for timers even when there
    were none (steps 06 and 07 have none); it no longer does.
-8. **A 400 ms stall while a million keys expired** (alloc.c), found by the
-   burst measurement below: with step 05, every client waited 417 ms (probe)
-   and 493 ms (redis-benchmark) at once, about 0.7 s after the deadline,
-   although the expire cycle stops after 25 ms. glibc's malloc keeps freed
-   small blocks in "fast bins" and merges them with their neighbours only when
-   a large block is next freed; after some 850,000 deletions (1.7 million
-   blocks: entries and values) the shrinking TTL array freed one, and glibc
-   merged all of them in one go. With fast bins turned off at start-up
-   (`mallopt(M_MXFAST, 0)`, glibc only) the worst wait is the cycle's own
+8. **A 400 ms stall while a million keys expired** (main.c of steps 05 to
+   07), found by the burst measurement below: with step 05, every client
+   waited 417 ms (probe) and 493 ms (redis-benchmark) at once, about 0.7 s
+   after the deadline, although the expire cycle stops after 25 ms. glibc's
+   malloc keeps freed small blocks in "fast bins" and merges them with their
+   neighbours only when a large block is next freed; after some 850,000
+   deletions (1.7 million blocks: entries and values) the shrinking TTL
+   array freed one, and glibc merged all of them in one go. With fast bins
+   turned off at start-up (`turn_off_malloc_fast_bins()`:
+   `mallopt(M_MXFAST, 0)`, glibc only) the worst wait is the cycle's own
    budget: 27 ms, as Redis's (53 to 60 ms here). The SET and GET figures did
    not move: small blocks still go through glibc's per-thread cache first.
 
 Later, for the figures without pipelining, where SET was at 1.05x to 1.13x
 from one full run to the next against the 1.1x target:
 
-9. **Keys prefetched across clients** (net.c). Without pipelining each read
-   brings one command, so the batch prefetch of item 6 never ran, and each
-   command waited for its bucket, entry and value in turn: perf put 40% of
-   the server's user time in `lookup()`. Now a turn of the event loop reads
-   every ready client first, prefetching the bucket of each one's first key,
-   then prefetches the entries and runs the commands, in the order the
-   clients were read. Server user time per request, 50 clients, 1,000,000
+9. **Keys prefetched across clients** (fastpath.c, prefetch.c). Without
+   pipelining each read brings one command, so a prefetch within one
+   client's batch has nothing to overlap, and each command waited for its
+   bucket, entry and value in turn: perf put 40% of the server's user time
+   in `lookup()`. Now, on the fast path, a turn of the event loop reads
+   every ready client first; the look-ahead then prefetches the buckets,
+   then the entries, of up to 16 of their keys at once, and they run in the
+   order they were read. Server user time per request, 50 clients, 1,000,000
    keys loaded beforehand, medians of 8 rounds: SET 1.50 -> 1.15 µs, GET
    1.43 -> 1.08 µs. Its cost is a look-ahead and a second hash per command:
    callgrind's count per command without pipelining went from 995 to 1,218
@@ -675,10 +853,15 @@ def main():
     if params:
         md.append("Parameters of this run: " + ", ".join(f"{k}={v}" for k, v in params.items()) + ".\n")
     summary = []
-    throughput_section(md, summary)
+    rows = read_tsv("throughput.tsv")
+    tp = Throughput(rows) if rows else None
+    rows = read_tsv("callgrind.tsv")
+    cg = Callgrind(rows) if rows else None
+    throughput_section(md, summary, tp)
     memory_section(md, summary)
-    callgrind_section(md, summary)
+    callgrind_section(md, summary, cg)
     expiry_section(md, summary)
+    fastpath_section(md, tp, cg)
     md.append(FINDINGS)
     with open(OUT, "w") as f:
         f.write("\n".join(md))
