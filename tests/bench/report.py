@@ -677,10 +677,11 @@ misses included). What they showed, and the fixes:
    `prefetch_keys()` in each step's prefetch.c, called through
    `common/fastpath.c`; `dict_prefetch_bucket()` and `dict_prefetch_entry()`
    in dict.c; see "The fast path" above): about 20% less CPU per
-   request for SET and GET with `-P 16`. The prefetch costs about 200
-   instructions per pipelined command (the look-ahead and a second hash),
-   which is why callgrind's counts with `-P 16` went up a little while the
-   time went down.
+   request for SET and GET with `-P 16`. The prefetch costs instructions
+   (the look-ahead and a second hash): the table in "The fast path" counts
+   both builds, and in this report's run the difference was about 350 to 400
+   instructions per pipelined SET or GET. That is why callgrind's counts
+   went up while the time went down.
 7. The event loop read the clock twice per turn for timers even when there
    were none (steps 06 and 07 have none); it no longer does.
 8. **A 400 ms stall while a million keys expired** (main.c of steps 05 to
