@@ -15,6 +15,7 @@
  * Environment: DICT_TEST_KEYS overrides the size of the big test (default
  * 1,000,000), so that a run under valgrind can use fewer keys. */
 #include "dict.h"
+#include "../helpers/dict_keys.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -34,13 +35,6 @@
 
 /* ============================ Helpers ============================ */
 
-/* The seed every test starts from, so runs are repeatable. */
-static const uint8_t TEST_SEED[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-
-static void use_test_seed(void) {
-    dict_set_hash_seed(TEST_SEED);
-}
-
 /* Check's ck_assert() records its position on every call, which in fork mode
  * means a write to a pipe: far too slow inside million-iteration loops. The
  * hot loops call these instead, which only cost something when they fail;
@@ -53,25 +47,6 @@ static void require_size(size_t got, size_t want, const char *what, size_t i) {
     if (got != want) ck_abort_msg("%s (at i=%zu): expected %zu, got %zu", what, i, want, got);
 }
 
-/* Keys are "key:<i>"; buf must hold 32 bytes. Returns the key's length. */
-static size_t make_key(char *buf, size_t i) {
-    return (size_t)snprintf(buf, 32, "key:%zu", i);
-}
-
-/* The i of a "key:<i>" key. */
-static size_t key_index(const dict_entry *de) {
-    char buf[32];
-    size_t len = dict_entry_keylen(de);
-    memcpy(buf, dict_entry_key(de), len);
-    buf[len] = '\0';
-    return (size_t)strtoull(buf + 4, NULL, 10);
-}
-
-/* Values are i + 1 stored in the pointer (so no value is NULL). */
-static void *val_for(size_t i) {
-    return (void *)(uintptr_t)(i + 1);
-}
-
 /* de must be the entry of key i, holding val_for(i). */
 static void require_value(const dict_entry *de, size_t i, const char *when) {
     if (de == NULL)
@@ -79,18 +54,6 @@ static void require_value(const dict_entry *de, size_t i, const char *when) {
     if (de->val != val_for(i))
         ck_abort_msg("%s: key:%zu expected with value %p, got value %p", when, i, val_for(i),
                      de->val);
-}
-
-/* de must be NULL: key i is expected absent. */
-static void require_absent(const dict_entry *de, size_t i, const char *when) {
-    if (de != NULL)
-        ck_abort_msg("%s: key:%zu expected absent, got an entry with value %p", when, i, de->val);
-}
-
-static dict_entry *find_key(dict *d, size_t i) {
-    char key[32];
-    size_t len = make_key(key, i);
-    return dict_find(d, key, len);
 }
 
 static void add_keys(dict *d, size_t from, size_t to) {
@@ -101,24 +64,6 @@ static void add_keys(dict *d, size_t from, size_t to) {
                 "dict_add of a new key: expected a new entry, got NULL (refused as a duplicate)",
                 i);
     }
-}
-
-static void delete_key(dict *d, size_t i) {
-    char key[32];
-    size_t len = make_key(key, i);
-    int found = -1;
-    void *val = dict_delete(d, key, len, &found);
-    if (found != 1 || val != val_for(i))
-        ck_abort_msg("dict_delete of present key:%zu: expected found=1 and value %p, got "
-                     "found=%d and value %p",
-                     i, val_for(i), found, val);
-}
-
-/* Do finds until any rehash in progress has finished. */
-static void finish_rehashing(dict *d) {
-    for (int i = 0; i < 10000000 && dict_is_rehashing(d); i++)
-        dict_find(d, "x", 1);
-    ck_assert_int_eq(dict_is_rehashing(d), 0);
 }
 
 static size_t test_key_count(void) {

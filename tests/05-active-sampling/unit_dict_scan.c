@@ -5,6 +5,7 @@
  * the table is tested in tests/02-get-set/unit_dict.c and
  * tests/04-expiry-lazy/unit_dict_delete_entry.c. */
 #include "dict.h"
+#include "../helpers/dict_keys.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -14,31 +15,6 @@
 
 /* ============================ Helpers ============================ */
 
-static const uint8_t TEST_SEED[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-
-static void use_test_seed(void) {
-    dict_set_hash_seed(TEST_SEED);
-}
-
-/* Keys are "key:<i>"; buf must hold 32 bytes. Returns the key's length. */
-static size_t make_key(char *buf, size_t i) {
-    return (size_t)snprintf(buf, 32, "key:%zu", i);
-}
-
-/* The i of a "key:<i>" key. */
-static size_t key_index(const dict_entry *de) {
-    char buf[32];
-    size_t len = dict_entry_keylen(de);
-    memcpy(buf, dict_entry_key(de), len);
-    buf[len] = '\0';
-    return (size_t)strtoull(buf + 4, NULL, 10);
-}
-
-/* Values are i + 1 stored in the pointer (so no value is NULL). */
-static void *val_for(size_t i) {
-    return (void *)(uintptr_t)(i + 1);
-}
-
 static void add_keys(dict *d, size_t from, size_t to) {
     char key[32];
     for (size_t i = from; i < to; i++) {
@@ -46,24 +22,6 @@ static void add_keys(dict *d, size_t from, size_t to) {
         if (dict_add(d, key, len, val_for(i)) == NULL)
             ck_abort_msg("dict_add of new key:%zu: expected a new entry, got NULL", i);
     }
-}
-
-static void delete_key(dict *d, size_t i) {
-    char key[32];
-    size_t len = make_key(key, i);
-    int found = -1;
-    void *val = dict_delete(d, key, len, &found);
-    if (found != 1 || val != val_for(i))
-        ck_abort_msg("dict_delete of present key:%zu: expected found=1 and value %p, got "
-                     "found=%d and value %p",
-                     i, val_for(i), found, val);
-}
-
-/* Do finds until any rehash in progress has finished. */
-static void finish_rehashing(dict *d) {
-    for (int i = 0; i < 10000000 && dict_is_rehashing(d); i++)
-        dict_find(d, "x", 1);
-    ck_assert_int_eq(dict_is_rehashing(d), 0);
 }
 
 /* Every key in [from, to) must have been visited. */

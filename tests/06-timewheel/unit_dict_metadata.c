@@ -6,6 +6,7 @@
  * stay put through rehashes. The rest of the table is tested in
  * tests/02-get-set/unit_dict.c and the chapters after it. */
 #include "dict.h"
+#include "../helpers/dict_keys.h"
 
 #include <check.h>
 #include <stdint.h>
@@ -25,28 +26,6 @@
 
 /* ============================ Helpers ============================ */
 
-static const uint8_t TEST_SEED[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-
-static void use_test_seed(void) {
-    dict_set_hash_seed(TEST_SEED);
-}
-
-/* Keys are "key:<i>"; buf must hold 32 bytes. Returns the key's length. */
-static size_t make_key(char *buf, size_t i) {
-    return (size_t)snprintf(buf, 32, "key:%zu", i);
-}
-
-/* Values are i + 1 stored in the pointer (so no value is NULL). */
-static void *val_for(size_t i) {
-    return (void *)(uintptr_t)(i + 1);
-}
-
-static dict_entry *find_key(dict *d, size_t i) {
-    char key[32];
-    size_t len = make_key(key, i);
-    return dict_find(d, key, len);
-}
-
 static void add_keys(dict *d, size_t from, size_t to) {
     char key[32];
     for (size_t i = from; i < to; i++) {
@@ -54,24 +33,6 @@ static void add_keys(dict *d, size_t from, size_t to) {
         if (dict_add(d, key, len, val_for(i)) == NULL)
             ck_abort_msg("dict_add of new key:%zu: expected a new entry, got NULL", i);
     }
-}
-
-static void delete_key(dict *d, size_t i) {
-    char key[32];
-    size_t len = make_key(key, i);
-    int found = -1;
-    void *val = dict_delete(d, key, len, &found);
-    if (found != 1 || val != val_for(i))
-        ck_abort_msg("dict_delete of present key:%zu: expected found=1 and value %p, got "
-                     "found=%d and value %p",
-                     i, val_for(i), found, val);
-}
-
-/* Do finds until any rehash in progress has finished. */
-static void finish_rehashing(dict *d) {
-    for (int i = 0; i < 10000000 && dict_is_rehashing(d); i++)
-        dict_find(d, "x", 1);
-    ck_assert_int_eq(dict_is_rehashing(d), 0);
 }
 
 /* ============================ Tests ============================ */

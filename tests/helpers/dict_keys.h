@@ -1,0 +1,73 @@
+/* dict_keys.h -- helpers the hash table's unit tests share (tests/NN-name/
+ * unit_dict*.c), each of which links its own step's dict.c: keys named
+ * "key:<i>", values i + 1 stored in the pointer, and checks that say what
+ * was expected and what came back. Static inline, so a test that uses only
+ * some of them compiles without warnings. */
+#ifndef DICT_KEYS_H
+#define DICT_KEYS_H
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dict.h"
+
+/* The seed every test starts from, so runs are repeatable. */
+static const uint8_t TEST_SEED[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+static inline void use_test_seed(void) {
+    dict_set_hash_seed(TEST_SEED);
+}
+
+/* Keys are "key:<i>"; buf must hold 32 bytes. Returns the key's length. */
+static inline size_t make_key(char *buf, size_t i) {
+    return (size_t)snprintf(buf, 32, "key:%zu", i);
+}
+
+/* The i of a "key:<i>" key. */
+static inline size_t key_index(const dict_entry *de) {
+    char buf[32];
+    size_t len = dict_entry_keylen(de);
+    memcpy(buf, dict_entry_key(de), len);
+    buf[len] = '\0';
+    return (size_t)strtoull(buf + 4, NULL, 10);
+}
+
+/* Values are i + 1 stored in the pointer (so no value is NULL). */
+static inline void *val_for(size_t i) {
+    return (void *)(uintptr_t)(i + 1);
+}
+
+/* de must be NULL: key i is expected absent. */
+static inline void require_absent(const dict_entry *de, size_t i, const char *when) {
+    if (de != NULL)
+        ck_abort_msg("%s: key:%zu expected absent, got an entry with value %p", when, i, de->val);
+}
+
+static inline dict_entry *find_key(dict *d, size_t i) {
+    char key[32];
+    size_t len = make_key(key, i);
+    return dict_find(d, key, len);
+}
+
+static inline void delete_key(dict *d, size_t i) {
+    char key[32];
+    size_t len = make_key(key, i);
+    int found = -1;
+    void *val = dict_delete(d, key, len, &found);
+    if (found != 1 || val != val_for(i))
+        ck_abort_msg("dict_delete of present key:%zu: expected found=1 and value %p, got "
+                     "found=%d and value %p",
+                     i, val_for(i), found, val);
+}
+
+/* Do finds until any rehash in progress has finished. */
+static inline void finish_rehashing(dict *d) {
+    for (int i = 0; i < 10000000 && dict_is_rehashing(d); i++)
+        dict_find(d, "x", 1);
+    ck_assert_int_eq(dict_is_rehashing(d), 0);
+}
+
+#endif
