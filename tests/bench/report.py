@@ -652,8 +652,8 @@ misses included). What they showed, and the fixes:
 3. **Command lookup** (command.c) called `strlen()` and the locale's
    `tolower()` for every table entry it passed: about 580 instructions to find
    `set`, the tenth entry. Now `command_lookup()` is a plain loop over
-   `arg_is()`, which calls neither and gives up on an entry at its first
-   differing letter. (A first-letter test written out inline, about 90
+   `arg_is()` (inline, in command.h), which calls neither and gives up on an
+   entry at its first differing letter. (A first-letter test written out inline, about 90
    instructions, was removed in favour of the plain loop.)
 4. **Length lines are read twice** (resp.c): `memchr()` for the CR, then
    `string_to_ll()` over the digits. A second parser that read the usual
