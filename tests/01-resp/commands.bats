@@ -1,122 +1,125 @@
 #!/usr/bin/env bats
 # Chapter 01: PING, ECHO, QUIT, COMMAND, errors, through the real redis-cli.
-# Grades any server: SERVER=path make test STEP=01.
+# Grades any server: make grade STEP=01, or make test STEP=01 SERVER=path.
+# Each test's name starts with its stage (tests/01-resp/stages).
 
 load ../helpers/server
 
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-@test "PING answers PONG" {
-  run rcli ping
-  [ "$output" = "PONG" ]
+@test "01-2 PING answers PONG" {
+  send ping
+  expect_reply "PONG"
 }
 
-@test "PING with a message echoes it" {
-  run rcli ping "hello world"
-  [ "$output" = "hello world" ]
+@test "01-2 PING with a message echoes it" {
+  send ping "hello world"
+  expect_reply "hello world"
 }
 
-@test "PING with two arguments is an arity error" {
-  run rcli ping a b
-  [ "$output" = "ERR wrong number of arguments for 'ping' command" ]
+@test "01-5 PING with two arguments is an arity error" {
+  send ping a b
+  expect_reply "ERR wrong number of arguments for 'ping' command"
 }
 
-@test "ECHO returns its argument, binary safe" {
-  run rcli echo "a b c"
-  [ "$output" = "a b c" ]
-  run bash -c "printf 'x\r\ny\0z' | redis-cli -p $PORT -x echo | od -An -c | tr -s ' '"
-  [ "$output" = " x \r \n y \0 z \n" ]
+@test "01-2 ECHO returns its argument, binary safe" {
+  send echo "a b c"
+  expect_reply "a b c"
+  send_as "ECHO with x CR LF y NUL z (redis-cli -x), reply shown by od -c" \
+    bash -c "printf 'x\r\ny\0z' | redis-cli -p $PORT -x echo | od -An -c | tr -s ' '"
+  expect_reply " x \r \n y \0 z \n"
 }
 
-@test "ECHO needs exactly one argument" {
-  run rcli echo
-  [ "$output" = "ERR wrong number of arguments for 'echo' command" ]
-  run rcli echo a b
-  [ "$output" = "ERR wrong number of arguments for 'echo' command" ]
+@test "01-5 ECHO needs exactly one argument" {
+  send echo
+  expect_reply "ERR wrong number of arguments for 'echo' command"
+  send echo a b
+  expect_reply "ERR wrong number of arguments for 'echo' command"
 }
 
-@test "command names are case-insensitive" {
-  run rcli pInG
-  [ "$output" = "PONG" ]
-  run rcli EcHo hi
-  [ "$output" = "hi" ]
+@test "01-2 command names are case-insensitive" {
+  send pInG
+  expect_reply "PONG"
+  send EcHo hi
+  expect_reply "hi"
 }
 
-@test "an unknown command gets Redis's error, arguments quoted" {
-  run rcli foo bar baz
-  [ "$output" = "ERR unknown command 'foo', with args beginning with: 'bar' 'baz' " ]
-  run rcli nosuchcommand
-  [ "$output" = "ERR unknown command 'nosuchcommand', with args beginning with: " ]
+@test "01-5 an unknown command gets Redis's error, arguments quoted" {
+  send foo bar baz
+  expect_reply "ERR unknown command 'foo', with args beginning with: 'bar' 'baz' "
+  send nosuchcommand
+  expect_reply "ERR unknown command 'nosuchcommand', with args beginning with: "
 }
 
-@test "the unknown-command error stops quoting arguments at 128 characters" {
+@test "01-5 the unknown-command error stops quoting arguments at 128 characters" {
   long=$(printf 'a%.0s' $(seq 1 100))
-  run rcli foo "$long" "$long" "$long"
-  [ "$output" = "ERR unknown command 'foo', with args beginning with: '$long' '${long:0:25}' " ]
+  send foo "$long" "$long" "$long"
+  expect_reply "ERR unknown command 'foo', with args beginning with: '$long' '${long:0:25}' "
 }
 
-@test "QUIT answers OK and closes the connection" {
-  run raw --close-expected <<<"$(printf 'QUIT\r\nPING\r\n')"
-  [ "$status" -eq 0 ]
-  [ "$output" = "$(printf '+OK\r\n')" ]
+@test "01-2 QUIT answers OK and closes the connection" {
+  send_raw 'QUIT\r\nPING\r\n' --close-expected
+  expect_status 0
+  expect_bytes '+OK\r\n'
 }
 
-@test "COMMAND COUNT, COMMAND DOCS and COMMAND INFO answer without an error" {
-  run rcli command count
-  [[ "$output" =~ ^[0-9]+$ ]]
-  [ "$output" -ge 5 ]
-  run rcli command docs
-  [[ "$output" != ERR* ]]
-  run rcli command info ping
-  [[ "$output" == *ping* ]]
-  run rcli command nosuch
-  [ "$output" = "ERR unknown subcommand 'nosuch'. Try COMMAND HELP." ]
+@test "01-5 COMMAND COUNT, COMMAND DOCS and COMMAND INFO answer without an error" {
+  send command count
+  expect_regex '^[0-9]+$'
+  expect_num "COMMAND COUNT" "$output" -ge 5
+  send command docs
+  expect_no_match 'ERR*'
+  send command info ping
+  expect_match '*ping*'
+  send command nosuch
+  expect_reply "ERR unknown subcommand 'nosuch'. Try COMMAND HELP."
 }
 
-@test "redis-benchmark completes PING_INLINE and PING_MBULK" {
+@test "01-3 redis-benchmark completes PING_INLINE and PING_MBULK" {
   # The full run in this step's own suite; a shorter one when a later step
   # replays this suite, or under valgrind.
   n=100000
   [ "${SUITE_IS_SERVER_STEP:-1}" != 1 ] && n=20000
   [ -n "${VALGRIND:-}${SANITIZED:-}" ] && n=5000
-  run redis-benchmark -p "$PORT" -t ping_inline,ping_mbulk -n "$n" -q
-  [ "$status" -eq 0 ]
-  [[ "$output" == *"PING_INLINE"* ]]
-  [[ "$output" == *"PING_MBULK"* ]]
-  [[ "$output" != *rror* ]]
+  send_as "redis-benchmark -t ping_inline,ping_mbulk -n $n -q" \
+    redis-benchmark -p "$PORT" -t ping_inline,ping_mbulk -n "$n" -q
+  expect_status 0
+  expect_match "*PING_INLINE*"
+  expect_match "*PING_MBULK*"
+  expect_no_match "*rror*"
 }
 
-@test "a second server on a taken port exits with a non-zero status" {
+@test "01-6 a second server on a taken port exits with a non-zero status" {
   if is_reference; then
-    run "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no
+    send_as "a second server on port $PORT" "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no
   else
-    run "$SERVER" --port "$PORT"
+    send_as "a second server on port $PORT" "$SERVER" --port "$PORT"
   fi
-  [ "$status" -ne 0 ]
-  run rcli ping
-  [ "$output" = "PONG" ]
+  expect_failure
+  send ping
+  expect_reply "PONG"
 }
 
-@test "the server says which step it is and where it listens when ready" {
+@test "01-6 the server says which step it is and where it listens when ready" {
   own_promise "start-up line format"
-  run grep -E "ready to accept connections on 127.0.0.1:$PORT" "$SERVER_LOG"
-  [ "$status" -eq 0 ]
+  send_as "(the server's start-up output, in $SERVER_LOG)" cat "$SERVER_LOG"
+  expect_match "*ready to accept connections on 127.0.0.1:$PORT*"
 }
 
-@test "--help explains the flags" {
+@test "01-6 --help explains the flags" {
   own_promise "this project's flags"
-  run "$SERVER" --help
-  [ "$status" -eq 0 ]
-  [[ "$output" == *"--port"* ]]
-  [[ "$output" == *"--bind"* ]]
+  send_as "$(basename "$SERVER") --help" "$SERVER" --help
+  expect_status 0
+  expect_match "*--port*"
+  expect_match "*--bind*"
 }
 
-@test "CONFIG GET answers what redis-benchmark asks for at start-up" {
-  run rcli config get appendonly
-  [ "$output" = "$(printf 'appendonly\nno')" ]
-  run rcli config get save
-  [ "$output" = "$(printf 'save\n')" ]
-  run rcli config get no-such-parameter
-  [ "$output" = "" ]
+@test "01-5 CONFIG GET answers what redis-benchmark asks for at start-up" {
+  send config get appendonly
+  expect_reply "$(printf 'appendonly\nno')"
+  send config get save
+  expect_reply "$(printf 'save\n')"
+  send config get no-such-parameter
+  expect_reply ""
 }

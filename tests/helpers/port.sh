@@ -18,19 +18,24 @@ pick_port() {
   return 1
 }
 
-# wait_for_pong PORT PID [LOG]: wait up to 30 s for a PONG on PORT; fail at
-# once if process PID is gone. With LOG, also wait for the server to say
-# "ready to accept connections" there (ours and Redis both do): a PONG alone
-# could come from another server that took the port first.
+# wait_for_pong PORT PID [LOG]: wait up to 30 s for a PONG on PORT. With LOG,
+# also wait for the server to say "ready to accept connections" there (ours
+# and Redis both do): a PONG alone could come from another server that took
+# the port first. Returns 0 on PONG; 1 at once if process PID is gone; 2 when
+# the ready server answers PING with something else (left in PONG_REPLY);
+# 3 after 30 s.
 wait_for_pong() {
   local port=$1 pid=$2 log=${3:-}
+  PONG_REPLY=""
   for _ in $(seq 1 600); do
     kill -0 "$pid" 2>/dev/null || return 1
-    if { [ -z "$log" ] || grep -q "eady to accept connections" "$log" 2>/dev/null; } &&
-      redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
-      return 0
+    if [ -z "$log" ] || grep -q "eady to accept connections" "$log" 2>/dev/null; then
+      if PONG_REPLY=$(timeout 5 redis-cli -p "$port" ping 2>&1); then
+        [ "$PONG_REPLY" = PONG ] && return 0
+        [ -n "$log" ] && return 2
+      fi
     fi
     sleep 0.05
   done
-  return 1
+  return 3
 }

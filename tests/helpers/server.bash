@@ -12,8 +12,9 @@
 # A suite starts one server in setup_file and stops it in teardown_file; tests
 # use distinct key names, so they do not depend on each other.
 #
-# Also loaded from here: port.sh (pick_port, wait_for_pong), clock.sh (now_ms)
-# and keyspace.bash (load_keys, wait_dbsize, pipe_commands).
+# Also loaded from here: port.sh (pick_port, wait_for_pong), clock.sh (now_ms),
+# keyspace.bash (load_keys, wait_dbsize, pipe_commands) and expect.bash (send
+# and expect_*: every check prints what it sent, expected and received).
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
@@ -21,6 +22,7 @@ HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HELPERS/port.sh"       # pick_port, wait_for_pong
 . "$HELPERS/clock.sh"      # now_ms
 . "$HELPERS/keyspace.bash" # load_keys, wait_dbsize, pipe_commands
+. "$HELPERS/expect.bash"   # send, send_raw, expect_reply, expect_match, ...
 
 is_reference() {
   [ "$(basename "$SERVER")" = redis-server ]
@@ -50,12 +52,22 @@ start_server() {
     fi
     SERVER_PID=$!
     export SERVER_PID
-    wait_for_pong "$PORT" "$SERVER_PID" "$log" && return 0
+    local waited=0
+    wait_for_pong "$PORT" "$SERVER_PID" "$log" || waited=$?
+    [ "$waited" -eq 0 ] && return 0
     kill -9 "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
+    { wait "$SERVER_PID"; } 2>/dev/null || true
+    SERVER_PID=""
+    if [ "$waited" -eq 2 ]; then
+      echo "the server started but did not answer PING with PONG:" >&2
+      SENT="redis-cli PING"
+      fail_exchange '"PONG"' "$(visible "$PONG_REPLY")"
+      return 1
+    fi
+    [ "$waited" -eq 3 ] && break # it ran but never answered: no point in retrying
   done
-  echo "could not start $SERVER: 5 tries, on port $PORT last; expected PONG and" \
-    "\"ready to accept connections\" in its log; its output:" >&2
+  echo "could not start $SERVER on port $PORT: expected \"ready to accept connections\"" \
+    "in its output and PONG to a PING within 30 s; its output:" >&2
   cat "$log" >&2
   return 1
 }

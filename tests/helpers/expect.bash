@@ -1,0 +1,150 @@
+# expect.bash -- how every black-box check sends a request and compares the
+# reply, so that a failing check says what went wrong without the reader
+# opening the .bats file:
+#
+#   sent:     redis-cli SET k v EX 0
+#   expected: "ERR invalid expire time in 'set' command"
+#   received: "OK"
+#
+# Replies are quoted, with \r, \n and \t written out, so that a missing CRLF
+# or an empty reply is visible. Loaded by server.bash.
+#
+# Sending (each records what it sent in SENT, then runs it with bats's `run`,
+# which leaves the reply in $output and the exit status in $status):
+#   send ARGS...          one command through redis-cli, raw replies
+#   send_typed ARGS...    the same with redis-cli --no-raw: (integer) 1, (nil)
+#   send_raw BYTES [OPT]  BYTES (\r \n \t \\ \0 \xHH written out) on a new
+#                         connection, through rawio.py with its options
+#   send_as WHAT CMD...   any other command; WHAT says what it sends
+# Checking (each returns 1, after printing the exchange, on a mismatch):
+#   expect_reply TEXT     the reply is exactly TEXT
+#   expect_bytes BYTES    the reply is exactly BYTES, escapes as send_raw's
+#   expect_match GLOB     the reply matches the shell pattern GLOB
+#   expect_no_match GLOB  the reply does not match GLOB
+#   expect_regex REGEX    the reply matches the extended regular expression
+#   expect_status N       the command exited with status N
+#   expect_failure        the command exited with a status other than 0
+#   expect_eq WHAT GOT WANT        a value computed from replies equals WANT
+#   expect_num WHAT GOT OP NUMBER  ... compares as a number (-lt -le -eq -ge -gt -ne)
+#   expect_true WHAT CMD...        CMD succeeds; WHAT says what it checks
+
+# visible TEXT: TEXT in double quotes with \, ", CR, LF and TAB written out;
+# long replies are cut, with the length said.
+EXPECT_SHOW_MAX=${EXPECT_SHOW_MAX:-600}
+visible() {
+  local s=$1 cut=""
+  if [ "${#s}" -gt "$EXPECT_SHOW_MAX" ]; then
+    cut=" ... (${#s} characters in all)"
+    s=${s:0:$EXPECT_SHOW_MAX}
+  fi
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\r'/\\r}
+  s=${s//$'\n'/\\n}
+  s=${s//$'\t'/\\t}
+  printf '"%s"%s' "$s" "$cut"
+}
+
+# quote_args ARGS...: the arguments as you would type them in a shell.
+quote_args() {
+  local a out=()
+  for a in "$@"; do
+    if [ -z "$a" ] || [[ "$a" == *[[:space:]\"\'\\\$]* ]] || [[ "$a" == *[^[:print:]]* ]]; then
+      out+=("$(visible "$a")")
+    else
+      out+=("$a")
+    fi
+  done
+  local IFS=' '
+  printf '%s' "${out[*]}"
+}
+
+send() {
+  SENT="redis-cli $(quote_args "$@")"
+  run rcli "$@"
+}
+
+send_typed() {
+  SENT="redis-cli --no-raw $(quote_args "$@")"
+  run r "$@"
+}
+
+send_raw() {
+  local bytes=$1
+  shift
+  SENT="$(visible "$(printf '%b' "$bytes")") as raw bytes${*:+ (rawio.py $*)}"
+  run raw "$@" < <(printf '%b' "$bytes")
+}
+
+send_as() {
+  SENT=$1
+  shift
+  run "$@"
+}
+
+# fail_exchange EXPECTED [RECEIVED]: print the exchange and fail.
+fail_exchange() {
+  {
+    printf 'sent:     %s\n' "${SENT:-(nothing sent yet in this test)}"
+    printf 'expected: %s\n' "$1"
+    printf 'received: %s\n' "${2-$(visible "${output-}")}"
+    [ -n "${status:-}" ] && [ "$status" -ne 0 ] && printf '          (exit status %s)\n' "$status"
+  } >&2
+  return 1
+}
+
+expect_reply() {
+  [ "${output-}" = "$1" ] || fail_exchange "$(visible "$1")"
+}
+
+expect_bytes() {
+  local want
+  want=$(printf '%b' "$1")
+  [ "${output-}" = "$want" ] || fail_exchange "$(visible "$want")"
+}
+
+expect_match() {
+  # shellcheck disable=SC2053 # the pattern is meant to match as a glob
+  [[ "${output-}" == $1 ]] || fail_exchange "a reply matching the pattern $(visible "$1")"
+}
+
+expect_no_match() {
+  # shellcheck disable=SC2053
+  [[ "${output-}" != $1 ]] || fail_exchange "a reply not matching the pattern $(visible "$1")"
+}
+
+expect_regex() {
+  [[ "${output-}" =~ $1 ]] || fail_exchange "a reply matching the regular expression $(visible "$1")"
+}
+
+expect_status() {
+  [ "${status-}" = "$1" ] || fail_exchange "exit status $1" "exit status ${status-none}, output $(visible "${output-}")"
+}
+
+expect_failure() {
+  [ "${status:-0}" -ne 0 ] || fail_exchange "a non-zero exit status" "exit status 0, output $(visible "${output-}")"
+}
+
+expect_eq() {
+  [ "$2" = "$3" ] || fail_exchange "$1 = $(visible "$3")" "$1 = $(visible "$2")"
+}
+
+expect_num() {
+  local what=$1 got=$2 op=$3 want=$4 words
+  case "$op" in
+    -lt) words="less than" ;; -le) words="at most" ;; -eq) words="exactly" ;;
+    -ge) words="at least" ;; -gt) words="more than" ;; -ne) words="anything but" ;;
+    *) echo "expect_num: unknown operator $op" >&2; return 2 ;;
+  esac
+  if ! [[ "$got" =~ ^-?[0-9]+$ ]]; then
+    fail_exchange "$what: a number $words $want" "$what: $(visible "$got"), not a number"
+    return
+  fi
+  [ "$got" "$op" "$want" ] || fail_exchange "$what: $words $want" "$what: $got"
+}
+
+expect_true() {
+  local what=$1
+  shift
+  "$@" || fail_exchange "$what" "it did not hold ($(quote_args "$@") failed)"
+}

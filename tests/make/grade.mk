@@ -1,0 +1,19 @@
+# grade.mk -- a chapter's grader, stage by stage, included by the Makefile.
+#
+# make grade STEP=NN [SERVER=path|workspace|redis-server] [LIST=1]: run the
+# stages of chapter NN (tests/NN-name/stages) in order and stop at the first
+# that fails; LIST=1 prints them and their checks. SERVER defaults to your
+# workspace when workspace/NN-name/ exists (see workspace.mk), else to the
+# project's step NN. tests/tools/grade.sh does the work.
+# make grade-docs rewrites each chapter's "What the grader checks" from the
+# stages; make test checks that they agree.
+
+.PHONY: grade grade-docs
+GRADE_UNIT_DIR ?= $(BUILD)/unit
+grade: check-deps $(if $(LIST),,all $(UNIT_BINS))
+	@test -n "$(STEP_DIR)" || { echo "usage: make grade STEP=NN [SERVER=...] [LIST=1]" >&2; exit 2; }
+	@SERVER="$(or $(SERVER),$(CURDIR)/$(BUILD)/$(STEP_DIR)/server)" UNIT_DIR="$(GRADE_UNIT_DIR)" \
+	  LIST="$(LIST)" bash tests/tools/grade.sh "$(STEP_DIR)"
+
+grade-docs:
+	@python3 tests/tools/stages.py update

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# grade.sh -- a chapter's grader: its stages in order, stopping at the first
+# that fails, with the chapter's section to read. Run by make grade, which
+# builds what it needs and sets:
+#   SERVER    the server to grade (a path, or redis-server)
+#   UNIT_DIR  where that server's unit tests were built (build/unit for the
+#             project's steps, build/workspace/NN-name/unit for a workspace)
+#   LIST=1    print the stages and their checks instead of running them
+# The stages are in tests/NN-name/stages; tests/tools/stages.py reads them.
+#   grade.sh NN
+set -u
+cd "$(dirname "$0")/../.."
+PYTHON=$(command -v /usr/bin/python3 || command -v python3)
+want=${1:-}
+[ -n "$want" ] || { echo "usage: make grade STEP=NN [SERVER=path|workspace] [LIST=1]" >&2; exit 2; }
+step=$("$PYTHON" tests/tools/stages.py step "$want") || exit 2
+plan=$("$PYTHON" tests/tools/stages.py plan "$step") || exit 2
+num=${step%%-*}
+if [ -n "${LIST:-}" ]; then
+  exec "$PYTHON" tests/tools/stages.py list "$want"
+fi
+
+if [ "${SERVER:-}" != redis-server ] && [ ! -x "${SERVER:-}" ]; then
+  echo "grade: SERVER '${SERVER:-}' is not an executable file" >&2
+  exit 2
+fi
+echo "grading chapter $num with $SERVER"
+
+# Check prints "100%: Checks: 7, Failures: 0, Errors: 0" and, per failure,
+# "file.c:LINE:F:suite:test:0: message".
+run_unit() {
+  local bin=$UNIT_DIR/$1 out
+  if [ ! -x "$bin" ]; then
+    echo "  unit tests $1: not built ($bin)"
+    return 1
+  fi
+  out=$("$bin" 2>&1)
+  local status=$? line
+  line=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' <<<"$out" | tail -1)
+  checks=$((checks + $(sed -nE 's/.*Checks: ([0-9]+).*/\1/p' <<<"$line")))
+  if [ "$status" -ne 0 ] || [ -z "$line" ] || ! grep -q 'Failures: 0, Errors: 0' <<<"$line"; then
+    echo "  unit tests $1: ${line:-no summary (the test binary crashed)}"
+    grep -E ':[FE]:' <<<"$out" | sed -E 's/^[^:]*\/([^/:]+:)/\1/; s/^/    /' | head -20
+    [ -n "$line" ] || tail -5 <<<"$out" | sed 's/^/    /'
+    return 1
+  fi
+}
+
+# bats --tap prints "ok N name", "not ok N name" and, under a failure, the
+# test's own lines starting with "# ": the sent/expected/received lines.
+run_bats() { # run_bats ID FILES...
+  local id=$1 out filter=()
+  shift
+  [ "$id" != all ] && filter=(--filter "^$id ")
+  out=$(bats --tap "${filter[@]}" "$@" 2>&1)
+  local status=$? ok notok
+  ok=$(grep -cE '^ok [0-9]+' <<<"$out")
+  notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+  checks=$((checks + ok + notok))
+  if [ "$status" -ne 0 ] || [ "$notok" -ne 0 ]; then
+    grep -vE '^(ok [0-9]|1\.\.)' <<<"$out" | sed -E 's/^# ?/      /; s/^not ok [0-9]+ /  FAILED: /'
+    return 1
+  fi
+}
+
+total=0 passed_stages=0
+nstages=$(wc -l <<<"$plan")
+while IFS=$'\x1f' read -r id what section anchor units files; do
+  checks=0
+  printf 'stage %s: %s\n' "$id" "$what"
+  ok=1
+  for u in $units; do run_unit "$u" || ok=0; done
+  if [ "$ok" = 1 ] && [ -n "$files" ]; then
+    # shellcheck disable=SC2086 # files is a list of paths without spaces
+    if [ -n "$section" ]; then
+      SUITE_IS_SERVER_STEP=1 run_bats "$id" $files || ok=0
+    else
+      SUITE_IS_SERVER_STEP=0 run_bats all $files || ok=0
+    fi
+  fi
+  total=$((total + checks))
+  if [ "$ok" = 0 ]; then
+    echo
+    echo "Stage $id failed: $what."
+    if [ -n "$section" ]; then
+      echo "The chapter explains it in docs/$step.md, section \"$section\" (#$anchor)."
+    else
+      echo "An earlier chapter's check fails: make grade STEP=NN for that chapter says which stage."
+    fi
+    echo "Fix it and run the grader again; $passed_stages of $nstages stages passed."
+    exit 1
+  fi
+  printf '  passed: %d checks\n' "$checks"
+  passed_stages=$((passed_stages + 1))
+done <<<"$plan"
+echo "chapter $num: all $nstages stages passed ($total checks)"

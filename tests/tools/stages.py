@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""stages.py -- the stages of each chapter's grader, read from
+tests/NN-name/stages and from the names of the tests in tests/NN-name/*.bats.
+
+    stages.py list STEP        every stage of chapter STEP and every check in it
+    stages.py step STEP        the step's full name: 5 -> 05-active-sampling
+    stages.py plan STEP        for grade.sh: one line per stage, the fields
+                               id what section anchor units files, separated
+                               by the ASCII unit separator (0x1f)
+    stages.py markdown STEP    the chapter's "What the grader checks" section
+    stages.py check            every chapter: each test belongs to a stage,
+                               each stage has checks, each section exists, and
+                               the chapter's section reads as `markdown` prints
+    stages.py update           rewrite that section in every chapter
+
+A stage's checks are the unit tests it names (their START_TEST functions) and
+the tests whose names start with its id ("01-3 pipelined ..."). After the
+chapter's own stages comes one more: the suites of every earlier chapter.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HEADING = "## What the grader checks"
+TEST_NAME = re.compile(r'^@test "((?:[^"\\]|\\.)*)"', re.M)
+
+
+def steps():
+    return sorted(p.parent.name for p in ROOT.glob("steps/[0-9][0-9]-*/main.c"))
+
+
+def step_name(want):
+    if re.fullmatch(r"[0-9]", want):
+        want = "0" + want
+    for s in steps():
+        if want in (s, s.split("-")[0]):
+            return s
+    sys.exit("unknown step '%s' (steps: %s)" % (want, " ".join(steps())))
+
+
+def anchor(heading):
+    """GitHub's anchor for a heading: lower case, punctuation dropped."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def unit_source(unit):
+    """build/unit/test_resp <- tests/unit/test_resp.c; NN-name/unit_x <- tests/NN-name/unit_x.c"""
+    return ROOT / "tests" / (unit + ".c" if "/" in unit else "unit/%s.c" % unit)
+
+
+def unit_checks(unit):
+    src = unit_source(unit).read_text()
+    return [n.replace("_", " ") for n in re.findall(r"START_TEST\((\w+)\)", src)]
+
+
+def bats_tests(step):
+    tests = []
+    for f in sorted((ROOT / "tests" / step).glob("*.bats")):
+        for name in TEST_NAME.findall(f.read_text()):
+            tests.append((f, re.sub(r"\\(.)", r"\1", name)))
+    return tests
+
+
+def read_stages(step):
+    path = ROOT / "tests" / step / "stages"
+    stages = []
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("|")]
+        if len(fields) != 4:
+            sys.exit("%s: want 4 fields separated by |, got: %s" % (path, line))
+        sid, what, section, units = fields
+        stage = {"id": sid, "what": what, "section": section, "units": units.split(),
+                 "tests": [], "files": []}
+        for f, name in bats_tests(step):
+            if name.startswith(sid + " "):
+                stage["tests"].append(name[len(sid) + 1:])
+                if f not in stage["files"]:
+                    stage["files"].append(f)
+        stages.append(stage)
+    earlier = [s for s in steps() if s < step and list((ROOT / "tests" / s).glob("*.bats"))]
+    if earlier:
+        n = len(stages) + 1
+        first, last = earlier[0][:2], earlier[-1][:2]
+        span = first if first == last else "%s to %s" % (first, last)
+        stages.append({"id": "%s-%d" % (step[:2], n),
+                       "what": "every check of chapter%s %s still passes" % ("" if first == last else "s", span),
+                       "section": "", "units": [], "earlier": earlier,
+                       "tests": ["the %d tests of %s" % (len(bats_tests(s)), s) for s in earlier],
+                       "files": [f for s in earlier for f in sorted((ROOT / "tests" / s).glob("*.bats"))]})
+    return stages
+
+
+def doc_path(step):
+    return ROOT / "docs" / (step + ".md")
+
+
+def list_stages(step):
+    doc = doc_path(step).relative_to(ROOT)
+    for st in read_stages(step):
+        where = ' (%s, "%s")' % (doc, st["section"]) if st["section"] else ""
+        print("%s  %s%s" % (st["id"], st["what"], where))
+        for unit in st["units"]:
+            for name in unit_checks(unit):
+                print("      unit %s: %s" % (unit.split("/")[-1], name))
+        for name in st["tests"]:
+            print("      %s" % name)
+
+
+def plan(step):
+    for st in read_stages(step):
+        files = " ".join(str(f.relative_to(ROOT)) for f in st["files"])
+        print("\x1f".join([st["id"], st["what"], st["section"], anchor(st["section"]) if st["section"] else "",
+                         " ".join(st["units"]), files]))
+
+
+def markdown(step):
+    num = step[:2]
+    out = [HEADING, "",
+           "`make grade STEP=%s` runs these stages in order and stops at the first one that fails. "
+           "A failing check prints the command it sent, the reply it expected and the reply it received. "
+           "`make grade STEP=%s LIST=1` prints this list." % (num, num), ""]
+    for st in read_stages(step):
+        where = " ([%s](#%s))" % (st["section"], anchor(st["section"])) if st["section"] else ""
+        out.append("- **%s** %s%s" % (st["id"], st["what"], where))
+        for unit in st["units"]:
+            out.append("  - unit tests in `%s`: %s" % (unit_source(unit).relative_to(ROOT),
+                                                       ", ".join(unit_checks(unit))))
+        for name in st["tests"]:
+            out.append("  - %s" % name.replace("*", r"\*"))
+    return "\n".join(out) + "\n"
+
+
+def split_doc(text):
+    """(before, section, after) around the grader's section, or None."""
+    start = text.find("\n" + HEADING + "\n")
+    if start < 0:
+        return None
+    start += 1
+    nxt = re.search(r"^## ", text[start + len(HEADING):], re.M)
+    end = start + len(HEADING) + nxt.start() if nxt else len(text)
+    return text[:start], text[start:end], text[end:]
+
+
+def check():
+    problems = []
+    for step in steps():
+        if not (ROOT / "tests" / step / "stages").exists():
+            problems.append("tests/%s/stages is missing" % step)
+            continue
+        stages = read_stages(step)
+        ids = {st["id"] for st in stages}
+        for f, name in bats_tests(step):
+            sid = name.split(" ")[0]
+            if sid not in ids:
+                problems.append('%s: test "%s" does not start with a stage id (%s)'
+                                % (f.relative_to(ROOT), name, ", ".join(sorted(ids))))
+        doc = doc_path(step)
+        text = doc.read_text()
+        headings = {anchor(h) for h in re.findall(r"^#+ (.*)$", text, re.M)}
+        for st in stages:
+            if not st["tests"] and not st["units"]:
+                problems.append("stage %s has no checks" % st["id"])
+            if st["section"] and anchor(st["section"]) not in headings:
+                problems.append('stage %s: %s has no section "%s"' % (st["id"], doc.relative_to(ROOT), st["section"]))
+            for unit in st["units"]:
+                if not unit_source(unit).exists():
+                    problems.append("stage %s: no %s" % (st["id"], unit_source(unit).relative_to(ROOT)))
+        parts = split_doc(text)
+        if parts is None:
+            problems.append('%s has no "%s" section' % (doc.relative_to(ROOT), HEADING))
+        elif parts[1].rstrip() != markdown(step).rstrip():
+            problems.append('%s: the "What the grader checks" section differs from the grader; '
+                            "make grade-docs rewrites it" % doc.relative_to(ROOT))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+def update():
+    for step in steps():
+        if not (ROOT / "tests" / step / "stages").exists():
+            continue
+        doc = doc_path(step)
+        text = doc.read_text()
+        parts = split_doc(text)
+        if parts is None:
+            # A new section goes before the exercises.
+            at = text.find("\n## Exercises\n")
+            at = at + 1 if at >= 0 else len(text)
+            parts = (text[:at], "", text[at:])
+        doc.write_text(parts[0] + markdown(step) + "\n" + parts[2])
+
+
+def main():
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
+    if cmd in ("step", "list", "plan", "markdown") and len(sys.argv) == 3:
+        step = step_name(sys.argv[2])
+        {"step": print, "list": list_stages, "plan": plan,
+         "markdown": lambda s: print(markdown(s), end="")}[cmd](step)
+        return 0
+    if cmd == "check":
+        return check()
+    if cmd == "update":
+        update()
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
