@@ -11,7 +11,8 @@ A fenced block whose info string names a file after the language,
 must appear, line for line, in that file: each run of lines between two
 `...` lines is found in the file as consecutive lines, in order, after the
 previous run. Trailing spaces do not count; indentation does. Blocks without
-a file name (shell sessions, pseudo-code) are not checked.
+a file name (shell sessions, pseudo-code) are not checked. A block indented
+inside a list item is compared without its indentation.
 
     excerpts.py [FILE.md...]   check the chapters (default: docs/*.md);
                                print each excerpt that is not in its file
@@ -22,7 +23,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-FENCE = re.compile(r"^```(\w+) +(\S+)\s*$")
+FENCE = re.compile(r"^( *)```(\w+) +(\S+)\s*$")
 ELISION = "..."
 
 
@@ -35,12 +36,14 @@ def excerpts(md):
         if not m:
             i += 1
             continue
+        indent = m.group(1) # a block inside a list item is indented
         start, body = i + 1, []
         i += 1
-        while i < len(lines) and lines[i] != "```":
-            body.append(lines[i].rstrip())
+        while i < len(lines) and lines[i] != indent + "```":
+            line = lines[i].rstrip()
+            body.append(line[len(indent):] if line.startswith(indent) else line)
             i += 1
-        yield start, m.group(2), body
+        yield start, m.group(3), body
         i += 1
 
 
