@@ -57,7 +57,7 @@ check_generated() {
       cp "$now" "$dot"
     elif ! cmp -s "$now" "$dot"; then
       fail "$dot is stale: $tool prints something else now (run make pictures). Committed (<) and now (>):"
-      diff "$dot" "$now" | head -20
+      diff "$dot" "$now" | head -20 | cut -c1-300
     fi
   done
 }
