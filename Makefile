@@ -87,5 +87,5 @@ clean:
 	rm -rf build
 
 include $(addprefix tests/make/,build-vars.mk unit.mk test.mk exercises.mk workspace.mk grade.mk \
-          robustness.mk fsm.mk bench.mk compile_commands.mk deps.mk)
+          robustness.mk fsm.mk pictures.mk bench.mk compile_commands.mk deps.mk)
 -include $(shell find build -name '*.d' 2>/dev/null)
