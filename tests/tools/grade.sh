@@ -90,7 +90,7 @@ while IFS=$'\x1f' read -r id what section anchor units files; do
     echo "Fix it and run the grader again; $passed_stages of $nstages stages passed."
     exit 1
   fi
-  printf '  passed: %d checks\n' "$checks"
+  printf "  passed: %d check%s\n" "$checks" "$([ "$checks" = 1 ] || echo s)"
   passed_stages=$((passed_stages + 1))
 done <<<"$plan"
 echo "chapter $num: all $nstages stages passed ($total checks)"
