@@ -78,6 +78,15 @@ $(BUILD)/07-set-options-fsm/server: $(call objects_of,07-set-options-fsm)
 $(SERVERS): $(BUILD)/%/server: $(COMMON_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$*)
 
+# Step 07's DIGEST hashes with xxHash, whose header is not part of a C
+# compiler: say what to install rather than fail with a compiler error.
+.PHONY: xxhash-header
+$(BUILD)/07-set-options-fsm/keyspace.o: | xxhash-header
+xxhash-header:
+	@printf '#include <xxhash.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || { \
+	  echo "step 07 needs xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \
+	    "xxhash-devel on Fedora, xxhash with Homebrew (make deps does it on Debian/Ubuntu)" >&2; exit 1; }
+
 # ---- Running one, comparing two ----------------------------------------------
 run: $(BUILD)/$(or $(STEP_DIR),$(NEWEST))/server
 	$< $(ARGS)

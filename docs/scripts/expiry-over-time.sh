@@ -21,7 +21,8 @@
 # PNG, with gnuplot).
 #
 # Environment: KEYS, SPREAD_MS (10000), SECONDS_AFTER (15), LEAD_MS (12000:
-# time allowed for the load), OUT (docs/img/05-keys-over-time.png), DATA (a
+# time allowed for the load), OUT (build/plots/keys-over-time.png; the
+# chapters' copies in docs/img/ are made with OUT=docs/img/...), DATA (a
 # directory to keep each server's samples in, "seconds DBSIZE" per line).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -29,7 +30,7 @@ KEYS=${KEYS:-1000000}
 SPREAD_MS=${SPREAD_MS:-10000}
 SECONDS_AFTER=${SECONDS_AFTER:-15}
 LEAD_MS=${LEAD_MS:-12000}
-OUT=${OUT:-docs/img/05-keys-over-time.png}
+OUT=${OUT:-build/plots/keys-over-time.png}
 [ $# -gt 0 ] || set -- build/04-expiry-lazy/server build/05-active-sampling/server redis-server
 
 work=$(mktemp -d)
