@@ -28,7 +28,8 @@ workspace:
 	@bash tests/tools/workspace.sh "$(STEP)" "$(EX)"
 
 WS_CHAPTER  := $(if $(STEP_DIR),workspace/$(STEP_DIR))
-WS_EXERCISE := $(if $(and $(STEP_DIR),$(EX)),workspace/$(STEP_DIR)-ex$(EX))
+# (make grade grades a chapter, never an exercise, whatever EX says.)
+WS_EXERCISE := $(if $(and $(STEP_DIR),$(EX),$(filter-out grade,$(MAKECMDGOALS))),workspace/$(STEP_DIR)-ex$(EX))
 ws_exists    = $(if $(1),$(wildcard $(1)/.))
 WS_ASKED    := $(SERVER)
 

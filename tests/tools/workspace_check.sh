@@ -23,6 +23,11 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # skip $2"; }
 diag() { tail -"${1:-25}" | sed 's/^/#   /'; }
+# verdict OUTPUT: the grader's last word ("Stage 01-2 failed: ...", "chapter
+# 01: all 6 stages passed ..."), or the output's last line.
+verdict() {
+  grep -E '^(Stage [0-9]+-[0-9]+ failed|chapter [0-9]+: all)' <<<"$1" | head -1 | grep . || tail -1 <<<"$1"
+}
 
 # copy_repo DIR: the tracked files and the new ones git does not ignore; the
 # npm clients the deps check wants are linked, not installed again.
@@ -64,7 +69,7 @@ check_chapter() {
     grep -q "grading chapter $num with .*/build/workspace/$name/server" <<<"$out"; then
     ok "make grade STEP=$num on the skeletons fails at stage $num-1, naming the section and the stub"
   else
-    not_ok "make grade STEP=$num on the skeletons: want a failure at stage $num-1 with its section (exit $status)"
+    not_ok "make grade STEP=$num on the skeletons: expected a failure at stage $num-1 naming its section and a stub; received: $(verdict "$out") (exit $status)"
     diag <<<"$out"
   fi
 
@@ -74,7 +79,7 @@ check_chapter() {
   if [ "$status" -eq 0 ] && grep -q "^chapter $num: all [0-9]* stages passed" <<<"$out"; then
     ok "make grade STEP=$num with the project's files in the workspace passes: $(tail -1 <<<"$out")"
   else
-    not_ok "make grade STEP=$num with the project's files in the workspace: want every stage passed (exit $status)"
+    not_ok "make grade STEP=$num with the project's files in the workspace: expected every stage passed; received: $(verdict "$out") (exit $status)"
     diag 40 <<<"$out"
   fi
 }
