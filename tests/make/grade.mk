@@ -9,8 +9,11 @@
 # stages; make test checks that they agree.
 
 .PHONY: grade grade-docs
+# What a grade needs built, and where its unit tests are: the project's, unless
+# workspace.mk set both for a workspace.
+GRADE_NEEDS    ?= all $(UNIT_BINS)
 GRADE_UNIT_DIR ?= $(BUILD)/unit
-grade: check-deps $(if $(LIST),,all $(UNIT_BINS))
+grade: check-deps $(if $(LIST),,$(GRADE_NEEDS))
 	@test -n "$(STEP_DIR)" || { echo "usage: make grade STEP=NN [SERVER=...] [LIST=1]" >&2; exit 2; }
 	@SERVER="$(or $(SERVER),$(CURDIR)/$(BUILD)/$(STEP_DIR)/server)" UNIT_DIR="$(GRADE_UNIT_DIR)" \
 	  LIST="$(LIST)" bash tests/tools/grade.sh "$(STEP_DIR)"
