@@ -591,8 +591,8 @@ a request goes read, parse, execute, write: `read_handler()` in
   first entry of each bucket (`dict_prefetch_bucket()`,
   `dict_prefetch_entry()` in the step's `dict.c`), and lets those clients
   run. The memory loads of a batch overlap instead of following one
-  another. Redis 8 does the same in `memory_prefetch.c`, for batches of up
-  to `prefetch-batch-max-size` commands (16 by default).
+  another. Redis 7.4.0 does nothing of the kind: its `src/`, and that of
+  `unstable` as of October 2024, has no prefetch at all.
 
 Step 01 has no keys, so it installs no look-ahead: its clients only run at
 the end of the turn. What the look-ahead buys, and costs, is in items 6 and
@@ -693,8 +693,12 @@ misses included). What they showed, and the fixes:
    deletions (1.7 million blocks: entries and values) the shrinking TTL
    array freed one, and glibc merged all of them in one go. With fast bins
    turned off at start-up (`turn_off_malloc_fast_bins()`:
-   `mallopt(M_MXFAST, 0)`, glibc only) the worst wait is the cycle's own
-   budget: 27 ms, as Redis's (53 to 60 ms here). The SET and GET figures did
+   `mallopt(M_MXFAST, 0)`, glibc only) the worst wait fell to about one slow
+   cycle's budget of 25 ms: 26.5 ms (redis-benchmark) and 26.7 ms (probe)
+   in the next run of the burst, where Redis 7.0.15, whose cycle has the same
+   budget, got 27.7 and 27.6 ms. In the run before, Redis's worst had been
+   52.9 and 60.5 ms: Redis did not change in between, so twice the budget is
+   within what this shared machine adds to a wait. The SET and GET figures did
    not move: small blocks still go through glibc's per-thread cache first.
 
 Later, for the figures without pipelining, where SET was at 1.05x to 1.13x
