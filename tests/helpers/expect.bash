@@ -15,6 +15,8 @@
 #   send_typed ARGS...    the same with redis-cli --no-raw: (integer) 1, (nil)
 #   send_raw BYTES [OPT]  BYTES (\r \n \t \\ \0 \xHH written out) on a new
 #                         connection, through rawio.py with its options
+#   send_multibulk N ARGS...  ARGS (escapes as send_raw's) as one multibulk
+#                         request on a new connection, read until N bytes came
 #   send_as WHAT CMD...   any other command; WHAT says what it sends
 # Checking (each returns 1, after printing the exchange, on a mismatch):
 #   expect_reply TEXT     the reply is exactly TEXT
@@ -22,6 +24,9 @@
 #   expect_match GLOB     the reply matches the shell pattern GLOB
 #   expect_no_match GLOB  the reply does not match GLOB
 #   expect_regex REGEX    the reply matches the extended regular expression
+#   expect_contains TEXT  the reply contains TEXT, every character literal
+#   expect_prefix TEXT    the reply begins with TEXT
+#   expect_suffix TEXT    the reply ends with TEXT
 #   expect_status N       the command exited with status N
 #   expect_failure        the command exited with a status other than 0
 #   expect_eq WHAT GOT WANT        a value computed from replies equals WANT
@@ -76,6 +81,17 @@ send_raw() {
   run raw "$@" < <(printf '%b' "$bytes")
 }
 
+send_multibulk() {
+  local n=$1 a shown=()
+  shift
+  # The arguments as written: their backslash escapes are what rawio.py decodes.
+  for a in "$@"; do
+    if [ -z "$a" ] || [[ "$a" == *[[:space:]\"]* ]]; then shown+=("\"$a\""); else shown+=("$a"); fi
+  done
+  SENT="${shown[*]} as one multibulk request (rawio.py --expect $n)"
+  run raw --expect "$n" -- "$@"
+}
+
 send_as() {
   SENT=$1
   shift
@@ -115,6 +131,18 @@ expect_no_match() {
 
 expect_regex() {
   [[ "${output-}" =~ $1 ]] || fail_exchange "a reply matching the regular expression $(visible "$1")"
+}
+
+expect_contains() {
+  [[ "${output-}" == *"$1"* ]] || fail_exchange "a reply containing $(visible "$1")"
+}
+
+expect_prefix() {
+  [[ "${output-}" == "$1"* ]] || fail_exchange "a reply beginning with $(visible "$1")"
+}
+
+expect_suffix() {
+  [[ "${output-}" == *"$1" ]] || fail_exchange "a reply ending with $(visible "$1")"
 }
 
 expect_status() {
