@@ -13,7 +13,9 @@
 #             redis-server    a real Redis, to see the behaviour to match
 #
 # `make exercise STEP=NN EX=K [SERVER=...]` calls this. Prints bats's TAP
-# lines, then one verdict line; exits 0 only if every test passed.
+# lines as the tests run (a failing test's "#" lines say what it sent, what
+# it expected and what it received), then one verdict line; exits 0 only if
+# every test passed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
@@ -73,9 +75,13 @@ esac
 [ "$server" = redis-server ] || server=$(realpath "$server")
 
 echo "# exercise $ex of chapter $step ($suite) against $server"
-out=$(SERVER="$server" bats --tap "$suite" 2>&1)
-status=$?
-echo "$out"
+# Through tee, so that each test's line (and a failure's exchange) shows as
+# soon as it ran: some graders wait seconds for keys to expire.
+log=$(mktemp "${TMPDIR:-/tmp}/grade.XXXXXX") || exit 2
+trap 'rm -f "$log"' EXIT
+SERVER="$server" bats --tap "$suite" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+out=$(cat "$log")
 passed=$(grep -cE '^ok [0-9]+' <<<"$out")
 failed=$(grep -cE '^not ok [0-9]+' <<<"$out")
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
