@@ -136,10 +136,15 @@ expect_reply() {
   [ "${output-}" = "$1" ] || fail_exchange "$(visible "$1")"
 }
 
+# The shell drops the final newlines of a command's output, so both sides
+# are compared, and shown, without them: "+OK\r" stands for "+OK\r\n".
 expect_bytes() {
   local want
   want=$(printf '%b' "$1")
-  [ "${output-}" = "$want" ] || fail_exchange "$(visible "$want")"
+  [ "${output-}" = "$want" ] && return 0
+  fail_exchange "$(visible "$want")"
+  echo "          (final newlines are not shown, on either side)" >&2
+  return 1
 }
 
 expect_match() {
