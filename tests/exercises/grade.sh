@@ -5,11 +5,11 @@
 #
 #   STEP    the chapter: 4, 04 or 04-expiry-lazy
 #   EX      the exercise's number in that chapter's "Exercises" section
-#   SERVER  what to grade (default: the step's own build, build/NN-name/server,
-#           which is where your work lands if you did the exercise in
-#           steps/NN-name and ran make):
+#   SERVER  what to grade; make passes your exercise workspace's build
+#           (workspace/NN-name-exK/, from make workspace STEP=NN EX=K) when it
+#           exists, else the step's own build, build/NN-name/server (which
+#           fails the grader: the exercise is not done there):
 #             path/to/server  any server that takes --port N
-#             workspace       workspace/NN-name/server (make workspace STEP=NN)
 #             redis-server    a real Redis, to see the behaviour to match
 #
 # `make exercise STEP=NN EX=K [SERVER=...]` calls this. Prints bats's TAP
@@ -61,11 +61,9 @@ case "$server" in
     [ -x "$server" ] || { echo "grade: $server is missing: run make first" >&2; exit 2; }
     ;;
 workspace)
-    server="workspace/$step/server"
-    [ -x "$server" ] || {
-        echo "grade: $server is missing: make workspace STEP=${step%%-*} creates and builds it" >&2
-        exit 2
-    }
+    # make exercise builds the workspace and passes its binary's path.
+    echo "grade: SERVER=workspace works through make: make exercise STEP=${step%%-*} EX=$ex" >&2
+    exit 2
     ;;
 redis-server) ;;
 *)
