@@ -295,7 +295,8 @@ if [ "$skipped" -ne 0 ]; then
   # Said once: skips are by design, and each has its reason in the file.
   echo "$skipped skipped, by design: a test marked replaced_in NN checks what chapter NN changes,"
   echo "  and skips against step NN and later; one marked own_promise checks a promise of this"
-  echo "  project, not of Redis, and skips against redis-server; a missing client library skips too."
+  echo "  project, not of Redis, and skips against redis-server; any other skip (a client library"
+  echo "  not installed, an exercise that is not a Redis feature) says why."
   echo "  Each skip, with its reason: $SKIPS"
 fi
 summary="$passed passed, $failed failed"
