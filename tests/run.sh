@@ -197,13 +197,21 @@ if [ -z "${STEP:-}" ] || [ -n "${ONLY_UNIT:-}" ]; then # grading one step: suite
 fi
 
 if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
-  part "checks of docs/ and steps/: transcripts, the set_fsm table, the neighbour diffs"
+  part "checks of docs/, tests/ and steps/: transcripts, excerpts, pictures, graders, neighbour diffs"
   # Every redis-cli session in docs/ replayed against its step.
   run_check "transcripts in docs/ replay" "$PYTHON" tests/tools/transcripts.py "$BUILD"
   grep -h '^[0-9]* transcripts' <<<"$out" || true
+  # Every code excerpt tagged with a file is, line for line, in that file.
+  run_check "code excerpts in docs/ are in their files" "$PYTHON" tests/tools/excerpts.py
   if [ -f steps/07-set-options-fsm/set_fsm.c ]; then
     run_check "set_fsm table and drawing in docs/" make --no-print-directory BUILD="$BUILD" fsm-check
   fi
+  run_check "pictures in docs/img match their sources and the code they name" \
+    make --no-print-directory BUILD="$BUILD" pictures-check
+  # Each chapter's grader: every test in a stage, each chapter's "What the
+  # grader checks" as the stages say; every check prints the exchange.
+  run_check "graders' stages match the chapters" "$PYTHON" tests/tools/stages.py check
+  run_check "every check says what it sent, expected and received" bash tests/tools/check_assertions.sh
   # Each chapter's diff touches exactly the files the chapter names.
   run_check "neighbour diffs touch only listed files, with no comment churn" bash tests/tools/diffscope.sh --hunks
   # Every exercise grader fails on the unmodified step and passes on its
@@ -212,6 +220,8 @@ if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
   if [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
     part "exercise graders: each against its solution, the unmodified step and redis-server (about a minute)"
     run_exercise_checks
+    part "workspaces: chapters 01 and 02 from skeletons fail their first stage; with the project's files, pass"
+    run_tap "workspaces: skeletons fail, the reference passes" bash tests/tools/workspace_check.sh
   fi
 fi
 
