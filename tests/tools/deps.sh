@@ -13,6 +13,8 @@
 # behaviour), valgrind, python3 (raw-socket tests), libxxhash (chapter 07's
 # DIGEST), and the real client libraries of tests/clients/: hiredis,
 # redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
+# The book (make book, tests/book/) needs pandoc and chromium, which loads
+# every page in its test, and diff2html from npm (tests/book/install.sh).
 set -u
 MODE=${1:-check}
 
@@ -33,6 +35,8 @@ TEST_TOOLS=(
   "patch:patch"
   "clang:clang"
   "fuzzer-runtime:libclang-rt-dev"
+  "pandoc:pandoc"
+  "chromium:chromium"
 )
 # The benchmarks build the servers (libxxhash) and need Redis and its client
 # tools, valgrind (callgrind), gnuplot and python3.
@@ -81,7 +85,7 @@ mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF &
 # no-op when they are installed, a message (and no failure) without Node.js.
 # Only the tests use them.
 node_clients() {
-  [ "$MODE" = bench ] || bash tests/clients/install.sh
+  [ "$MODE" = bench ] || { bash tests/clients/install.sh && bash tests/book/install.sh; }
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
