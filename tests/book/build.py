@@ -44,6 +44,7 @@ TOOLS = pathlib.Path(os.environ.get("BOOK_TOOLS_DIR", ROOT / "build" / "book-too
 D2H = TOOLS / "node_modules" / "diff2html"
 HEADING = re.compile(r"^(#{1,6}) +(.*?) *#*$")
 FILES_LINE = "**Files this chapter changes:**"
+IMAGE_LINE = re.compile(r"^(\s*)!\[(.*)\]\(([^()\s]+)\)\s*$")
 
 
 # ---- What the book holds -------------------------------------------------------
@@ -190,6 +191,9 @@ def prepare_chapter(md, text, diff_page):
     section = walkthrough(lines)
     out = []
     for i, line in enumerate(lines):
+        m = IMAGE_LINE.match(line)
+        if m:  # pandoc 2.17 breaks an image at brackets in its alt text, balanced or not
+            line = "%s![%s](%s)" % (m.group(1), re.sub(r"([\[\]])", r"\\\1", m.group(2)), m.group(3))
         if i in tags:
             name, span = tags[i]
             indent = re.match(r" *", line).group(0)
@@ -347,7 +351,7 @@ def render_diff(out, frm_num, to_num, have_node):
         f = b_files.get(n) or a_files.get(n)
         links[n] = rel(name, source_page(f))
     unchanged = sorted(n for n in b_files if n in a_files and n not in names)
-    job = {"diff": diff, "order": order, "links": links}
+    job = {"diff": diff, "order": order, "links": links, "whole": frm is None}
     r = subprocess.run(["node", str(HERE / "diffpage.mjs"), str(D2H)], input=json.dumps(job),
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -452,8 +456,8 @@ def main():
         for j in diff_jobs:
             j.result()
     shutil.copytree(ROOT / "docs" / "img", out / "docs" / "img", ignore=shutil.ignore_patterns("*.dot"))
-    print("book: %d pages, %d source pages, %d diff pages in %s; open %s"
-          % (len(pages), len(files), len(diff_jobs), os.path.relpath(out, ROOT), out / "index.html"))
+    print("book: %d pages, %d source pages, %d diff pages in %s; open %s in a browser"
+          % (len(pages), len(files), len(diff_jobs), out, os.path.relpath(out / "index.html")))
     return 0
 
 

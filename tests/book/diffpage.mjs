@@ -3,7 +3,9 @@
 //   node diffpage.mjs DIFF2HTML_DIR < job.json > fragment.html
 //
 // job.json: {"diff": the text of `git diff`, "order": [file names, in the
-// chapter's reading order], "links": {file name: href of its source page}}.
+// chapter's reading order], "links": {file name: href of its source page},
+// "whole": true when every file is new (step 01), which then is shown line
+// by line at every width: a side-by-side view would be half empty}.
 // diff2html parses the diff and renders it twice, each with a file list:
 // side by side for a wide screen, line by line for a narrow one (the page's
 // stylesheet shows one); each file's name becomes a link to its whole
@@ -37,7 +39,7 @@ const linked = (out) =>
     const href = job.links[name.replace(/&#x2F;/g, '/').replace(/&amp;/g, '&')];
     return href ? `<a class="d2h-file-name" href="${escape(href)}">${name}</a>` : whole;
   });
-const sides = linked(html(files, { ...config, outputFormat: 'side-by-side' }));
+const sides = linked(html(files, { ...config, outputFormat: job.whole ? 'line-by-line' : 'side-by-side' }));
 // The same files' ids (d2h-NNNNNN, from their names) would be in the page
 // twice: the narrow copy's get a prefix, and its file list follows them.
 const lines = linked(html(files, { ...config, outputFormat: 'line-by-line' }))
