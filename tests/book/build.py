@@ -110,7 +110,6 @@ def nav_links(page, prev_next):
 
 def skeleton(page, title, body, toc="", bar="", head="", kind="chapter"):
     css = rel(page, "assets/book.css")
-    hl = rel(page, "assets/highlight.css")
     toc_html = '<nav id="toc" aria-label="Contents"><p class="toc-title">Contents</p>%s</nav>' % toc if toc else ""
     if toc:  # the title first, then the contents, then the text
         m = re.search(r"<h1[^>]*>.*?</h1>", body, re.S)
@@ -119,9 +118,9 @@ def skeleton(page, title, body, toc="", bar="", head="", kind="chapter"):
             body = body[:m.start()] + body[m.end():]
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<title>%s</title>\n<link rel=\"stylesheet\" href=\"%s\">\n<link rel=\"stylesheet\" href=\"%s\">\n%s"
+            "<title>%s</title>\n<link rel=\"stylesheet\" href=\"%s\">\n%s"
             "</head>\n<body class=\"%s\">\n%s\n<div class=\"page\">%s\n<main>\n%s\n</main>\n</div>\n%s\n</body>\n</html>\n"
-            % (html.escape(title), css, hl, head, kind, bar, toc_html, body, bar))
+            % (html.escape(title), css, head, kind, bar, toc_html, body, bar))
 
 
 # ---- Links ------------------------------------------------------------------------
@@ -400,9 +399,9 @@ def write(path, text):
 def assets(out, have_diffs):
     a = out / "assets"
     a.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(HERE / "book.css", a / "book.css")
+    # One stylesheet: the book's, then pandoc's colours for the code.
+    write(a / "book.css", (HERE / "book.css").read_text() + "\n/* Code colours: pandoc's pygments style. */\n" + highlight_css())
     shutil.copyfile(HERE / "diff.js", a / "diff.js")
-    write(a / "highlight.css", highlight_css())
     if have_diffs:
         shutil.copyfile(D2H / "bundles/css/diff2html.min.css", a / "diff2html.min.css")
         shutil.copyfile(D2H / "bundles/js/diff2html-ui-slim.min.js", a / "diff2html-ui-slim.min.js")
