@@ -222,6 +222,8 @@ if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
     run_exercise_checks
     part "workspaces: chapters 01 and 02 from skeletons fail their first stage; with the project's files, pass"
     run_tap "workspaces: skeletons fail, the reference passes" bash tests/tools/workspace_check.sh
+    part "the book: every page in headless Chromium (links, anchors, images, script errors)"
+    run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py
   fi
 fi
 
