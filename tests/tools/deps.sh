@@ -33,6 +33,7 @@ TEST_TOOLS=(
   "python-redis:python3-redis"
   "dot:graphviz"
   "patch:patch"
+  "nc:netcat-openbsd"
   "clang:clang"
   "fuzzer-runtime:libclang-rt-dev"
   "pandoc:pandoc"
