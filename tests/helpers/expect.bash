@@ -47,6 +47,17 @@ visible() {
   s=${s//$'\r'/\\r}
   s=${s//$'\n'/\\n}
   s=${s//$'\t'/\\t}
+  # Any other byte outside printable ASCII as \xHH, so that a stray byte
+  # (a DEL, a bit of uninitialised memory) does not look like nothing.
+  local LC_ALL=C
+  if [[ "$s" == *[^[:print:]]* ]]; then
+    local i ch out=""
+    for ((i = 0; i < ${#s}; i++)); do
+      ch=${s:i:1}
+      if [[ "$ch" == [[:print:]] ]]; then out+=$ch; else out+=$(printf '\\x%02x' "'$ch"); fi
+    done
+    s=$out
+  fi
   printf '"%s"%s' "$s" "$cut"
 }
 

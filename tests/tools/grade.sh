@@ -47,6 +47,10 @@ run_unit() {
     # A workspace's stubs abort with "not written yet: f() in file.c, see ...".
     grep -o 'not written yet: .*' <<<"$out" | sort -u | head -5 | sed 's/^/    /'
     [ -n "$line" ] || tail -5 <<<"$out" | sed 's/^/    /'
+    if grep -q 'Received signal' <<<"$out"; then
+      echo "    (a test crashed: Check names the test's first line, not where it crashed;"
+      echo "     to find where, run it in one process under gdb: CK_FORK=no gdb --args $bin)"
+    fi
     return 1
   fi
 }
@@ -59,11 +63,12 @@ run_bats() { # run_bats ID FILES...
   [ "$id" != all ] && filter=(--filter "^$id ")
   out=$(bats --tap "${filter[@]}" "$@" 2>&1)
   local status=$? ok notok
-  ok=$(grep -cE '^ok [0-9]+' <<<"$out")
-  notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
+  # -a: a reply with binary bytes in it must not make grep drop lines.
+  ok=$(grep -acE '^ok [0-9]+' <<<"$out")
+  notok=$(grep -acE '^not ok [0-9]+' <<<"$out")
   checks=$((checks + ok + notok))
   if [ "$status" -ne 0 ] || [ "$notok" -ne 0 ]; then
-    grep -vE '^(ok [0-9]|1\.\.)' <<<"$out" | sed -E 's/^# ?/      /; s/^not ok [0-9]+ /  FAILED: /'
+    grep -avE '^(ok [0-9]|1\.\.)' <<<"$out" | sed -E 's/^# ?/      /; s/^not ok [0-9]+ /  FAILED: /'
     return 1
   fi
 }

@@ -3,7 +3,7 @@
 learner's workspace holds for the files a chapter teaches (make workspace
 STEP=01 or 02; tests/tools/workspace.sh calls it).
 
-    skeleton.py DOC SRC DEST
+    skeleton.py [--given NAME,NAME...] DOC SRC DEST
 
 DEST keeps everything of SRC that is not inside a function: the includes,
 the types, the macros, the static tables and constants, every signature and
@@ -15,7 +15,9 @@ same way: the learner sees their shape and may write them or others.
 
 Functions under `#if FASTPATH` stay whole: the fast path is a benchmark's
 optimisation, compiled out of workspace builds (FASTPATH=0), not what the
-chapter teaches.
+chapter teaches. So do the functions named with --given: code the chapter
+uses but does not teach (chapter 02's SipHash); each name must exist, so the
+list cannot go stale silently.
 
 The file is read the way it is written (clang-formatted C): comments,
 strings, character literals and preprocessor lines are skipped, and a brace
@@ -201,9 +203,12 @@ def include_panic(out, first_function_at):
     return out[: last.end()] + "\n" + line + out[last.end():]
 
 
-def skeleton(src, path, doc):
+def skeleton(src, path, doc, given=()):
     functions = find_functions(src, path)
-    stripped = [f for f in functions if not f[3]]
+    missing = set(given) - {f[0] for f in functions}
+    if missing:
+        raise SkeletonError("%s: no function %s to give whole" % (path, ", ".join(sorted(missing))))
+    stripped = [f for f in functions if not f[3] and f[0] not in given]
     if not stripped:
         raise SkeletonError("%s: no function definition found: nothing to strip" % path)
     out, file_name = src, pathlib.Path(path).name
@@ -218,12 +223,16 @@ def skeleton(src, path, doc):
 
 
 def main(argv):
+    given = []
+    if len(argv) > 2 and argv[1] == "--given":
+        given = [n for n in argv[2].split(",") if n]
+        argv = argv[:1] + argv[3:]
     if len(argv) != 4:
-        sys.exit("usage: skeleton.py DOC SRC DEST")
+        sys.exit("usage: skeleton.py [--given NAME,NAME...] DOC SRC DEST")
     doc, src_path, dest = argv[1:]
     src = pathlib.Path(src_path).read_text()
     try:
-        out, names = skeleton(src, src_path, doc)
+        out, names = skeleton(src, src_path, doc, given)
     except SkeletonError as e:
         sys.exit("skeleton.py: %s" % e)
     pathlib.Path(dest).write_text(out)
