@@ -38,12 +38,19 @@ BUILD ?= build$(BUILD_POLL)$(BUILD_NOFAST)
 
 # ---- The steps ---------------------------------------------------------------
 # STEP=5, 05 or 05-active-sampling name one step; an unknown STEP is an error.
+# A step may exist only as your workspace (workspace/NN-name/, as in a
+# starter repository, which has no steps/NN-name): SERVER is then workspace.
 STEPS  := $(sort $(patsubst steps/%/main.c,%,$(wildcard steps/[0-9][0-9]-*/main.c)))
 NEWEST := $(lastword $(STEPS))
+WS_ONLY_STEPS := $(filter-out $(STEPS),$(filter $(patsubst tests/%/,%,$(wildcard tests/[0-9][0-9]-*/)),\
+  $(patsubst workspace/%/main.c,%,$(wildcard workspace/[0-9][0-9]-*/main.c))))
 ifdef STEP
-  STEP_DIR := $(filter $(STEP) $(STEP)-% 0$(STEP)-%,$(STEPS))
+  STEP_DIR := $(filter $(STEP) $(STEP)-% 0$(STEP)-%,$(STEPS) $(WS_ONLY_STEPS))
   ifneq ($(words $(STEP_DIR)),1)
-    $(error unknown step STEP=$(STEP); the steps are $(STEPS))
+    $(error unknown step STEP=$(STEP); the steps are $(STEPS) $(WS_ONLY_STEPS))
+  endif
+  ifneq ($(filter $(STEP_DIR),$(WS_ONLY_STEPS)),)
+    SERVER ?= workspace
   endif
 endif
 
@@ -87,5 +94,5 @@ clean:
 	rm -rf build
 
 include $(addprefix tests/make/,build-vars.mk unit.mk test.mk exercises.mk workspace.mk grade.mk \
-          robustness.mk fsm.mk bench.mk compile_commands.mk deps.mk)
+          robustness.mk fsm.mk bench.mk compile_commands.mk deps.mk starter.mk)
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -10,7 +10,8 @@
 # suites), redis-cli and redis-benchmark (the client the suites talk through),
 # redis-server (the reference run proving the suites encode Redis's
 # behaviour), valgrind, python3 (raw-socket tests), libxxhash (chapter 07's
-# DIGEST), and the real client libraries of tests/clients/: hiredis,
+# DIGEST), bubblewrap (make grade-class's sandbox), and the real client
+# libraries of tests/clients/: hiredis,
 # redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
 set -u
 MODE=${1:-check}
@@ -32,6 +33,7 @@ TEST_TOOLS=(
   "patch:patch"
   "clang:clang"
   "fuzzer-runtime:libclang-rt-dev"
+  "bwrap:bubblewrap"
 )
 # The benchmarks build the servers (libxxhash) and need Redis and its client
 # tools, valgrind (callgrind), gnuplot and python3.
@@ -79,7 +81,8 @@ mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF &
 # no-op when they are installed, a message (and no failure) without Node.js.
 # Only the tests use them.
 node_clients() {
-  [ "$MODE" = bench ] || bash tests/clients/install.sh
+  # A starter repository for students has no tests/clients/.
+  [ "$MODE" = bench ] || [ ! -f tests/clients/install.sh ] || bash tests/clients/install.sh
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
