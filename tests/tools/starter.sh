@@ -47,7 +47,7 @@ wanted() {
   case $f in
     Makefile | LICENSE | .clang-format | .gitignore | common/*) return 0 ;;
     tests/helpers/* | tests/make/* | tests/tools/* | tests/unit/*) return 0 ;;
-    tests/exercises/check.sh | tests/exercises/grade.sh) return 0 ;;
+    tests/run.sh | tests/exercises/check.sh | tests/exercises/grade.sh) return 0 ;;
     steps/[0-9][0-9]-*) nn=${f#steps/} ;;
     tests/exercises/[0-9][0-9]-*) nn=${f#tests/exercises/} ;;
     tests/[0-9][0-9]-*) nn=${f#tests/} ;;

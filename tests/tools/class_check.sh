@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# class_check.sh -- checks make starter and make grade-class on chapter 05.
+#
+# Builds a starter for chapter 05 and a class of four submissions:
+#   reference   steps/05-active-sampling copied into the workspace;
+#   unchanged   the starter as handed out;
+#   broken      a workspace that does not compile;
+#   escaper     the reference, plus code at the top of main() that tries to
+#               write files outside its copy (in this project's tree, in
+#               another submission, in a directory of this test) and to
+#               connect to a port this test listens on, on 127.0.0.1 only,
+#               outside the sandbox.
+# First the escaper's server is run once outside any sandbox, to prove its
+# attempts work there; then make grade-class must give full marks, the first
+# stage failing, a build error, and full marks while every write and the
+# connection were refused; the reports must be there; nothing outside the
+# scratch copies may change (the submissions and the project tree,
+# checksummed before and after); and a second run grades alike.
+# Prints TAP ("ok N - ...", "not ok N - ..." with "#" lines saying what was
+# expected and what came). Needs bwrap (make deps) and root or a working
+# setpriv. Takes two to three minutes.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+STEP=05-active-sampling
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { # check DESCRIPTION EXPECTED RECEIVED
+  if [ "$2" = "$3" ]; then ok "$1"; else
+    not_ok "$1"
+    printf '#   expected: %s\n#   received: %s\n' "$2" "$3"
+  fi
+}
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+listener_pid=""
+cleanup() {
+  [ -n "$listener_pid" ] && kill "$listener_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ---- A listener on 127.0.0.1, outside any sandbox ------------------------------
+# It counts the connections it accepts in $tmp/connections.
+start_listener() {
+  python3 - "$tmp/port" "$tmp/connections" <<'PY' &
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+count = 0
+while True:
+    c, _ = s.accept()
+    count += 1
+    open(sys.argv[2], "w").write(str(count))
+    c.close()
+PY
+  listener_pid=$!
+  for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+  port=$(cat "$tmp/port")
+}
+
+# ---- The starter and the class ---------------------------------------------------
+# escape_code PORT FILES...: C code that tries each write and the connection.
+escape_code() {
+  local port=$1 f
+  shift
+  echo '#include <arpa/inet.h>'
+  echo '#include <stdio.h>'
+  echo '#include <sys/socket.h>'
+  echo '#include <unistd.h>'
+  echo 'static void try_to_escape(void) {'
+  for f in "$@"; do
+    echo "  { FILE *f = fopen(\"$f\", \"w\"); if (f) { fputs(\"escaped\\n\", f); fclose(f); } }"
+  done
+  echo '  int fd = socket(AF_INET, SOCK_STREAM, 0);'
+  echo "  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons($port)};"
+  echo '  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);'
+  echo '  if (fd >= 0) { (void)connect(fd, (struct sockaddr *)&a, sizeof a); close(fd); }'
+  echo '}'
+}
+
+make_class() {
+  local subs=$tmp/submissions ws
+  make -s --no-print-directory starter STEP=05 DEST="$tmp/starter" >/dev/null || return 1
+  ws=workspace/$STEP
+  mkdir -p "$subs"
+  for s in reference unchanged broken escaper; do git clone -q "$tmp/starter" "$subs/$s"; done
+  rm -rf "$subs/reference/$ws" "$subs/escaper/$ws"
+  cp -r "steps/$STEP" "$subs/reference/$ws"
+  cp -r "steps/$STEP" "$subs/escaper/$ws"
+  printf '\nthis line is not C;\n' >>"$subs/broken/$ws/main.c"
+  mkdir -p "$tmp/outside"
+  targets=("$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$subs/reference/escaped")
+  # Above main() (not at the top: the file's feature macros come first), and
+  # called first thing in main().
+  escape_code "$port" "${targets[@]}" >"$tmp/escape.c"
+  awk -v code="$tmp/escape.c" '/^int main\(int argc, char \*\*argv\) \{$/ {
+      while ((getline line < code) > 0) print line
+      print; print "  try_to_escape();"; next }
+    { print }' "$subs/escaper/$ws/main.c" >"$tmp/main.c"
+  mv "$tmp/main.c" "$subs/escaper/$ws/main.c"
+  grep -q '^  try_to_escape();' "$subs/escaper/$ws/main.c"
+}
+
+# The escaper's server, built and run once here, outside the sandbox: its
+# attempts must work, or their failure in the sandbox would prove nothing.
+control_run() {
+  local c=$tmp/control
+  cp -r "$tmp/starter" "$c" && rm -rf "$c/workspace/$STEP" && cp -r "$tmp/submissions/escaper/workspace/$STEP" "$c/workspace/"
+  make -s --no-print-directory -C "$c" STEP=05 SERVER=workspace "build/workspace/$STEP/server" >/dev/null 2>&1 || return 1
+  "$c/build/workspace/$STEP/server" --port 0 >/dev/null 2>&1 &
+  local pid=$!
+  sleep 0.5
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rm -rf "$c"
+}
+
+# fingerprint DIR [PRUNE...]: every path and every file's checksum.
+fingerprint() {
+  local dir=$1 prune=()
+  shift
+  for p in "$@"; do prune+=(-path "$dir/$p" -prune -o); done
+  find "$dir" "${prune[@]}" -print0 | sort -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -d' ' -f1
+  find "$dir" "${prune[@]}" -print | sort | sha256sum | cut -d' ' -f1
+}
+
+escaped_files() { # how many of the escaper's target files exist
+  local f count=0
+  for f in "${targets[@]}"; do [ -e "$f" ] && count=$((count + 1)); done
+  echo "$count"
+}
+
+field() { # field STUDENT COLUMN: from grades.csv
+  python3 -c 'import csv,sys
+rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
+print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
+}
+
+echo "1..21"
+start_listener
+if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
+
+control_run
+check "outside any sandbox, the escaper's server writes its 3 files" 3 "$(escaped_files)"
+check "outside any sandbox, the escaper's server connects to the listener" "1" "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
+rm -f "$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$tmp/submissions/reference/escaped" "$tmp/connections"
+
+subs_before=$(fingerprint "$tmp/submissions")
+root_before=$(fingerprint "$ROOT" build .git)
+out=$tmp/report
+start=$(date +%s)
+make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run1.log" 2>&1
+status=$?
+check "make grade-class exits 0 (took $(($(date +%s) - start)) s)" 0 "$status"
+[ "$status" = 0 ] || sed 's/^/#   /' "$tmp/run1.log" | tail -20
+
+nst=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | wc -l)
+first=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | cut -d$'\x1f' -f1 | head -1)
+check "reference: builds" yes "$(field "$out" reference builds)"
+check "reference: all stages pass" "$nst/$nst none" "$(field "$out" reference stages) $(field "$out" reference 'first failing')"
+check "reference: no check fails" 0 "$(field "$out" reference 'checks failed')"
+check "unchanged: builds, fails the first stage" "yes 0/$nst $first" \
+  "$(field "$out" unchanged builds) $(field "$out" unchanged stages) $(field "$out" unchanged 'first failing')"
+check "broken: does not build" "no 0/$nst build" \
+  "$(field "$out" broken builds) $(field "$out" broken stages) $(field "$out" broken 'first failing')"
+check "broken: its grade.txt has the compiler's error" yes \
+  "$(grep -q 'error' "$out/students/broken/grade.txt" && echo yes || echo no)"
+check "escaper: graded, all stages pass" "yes $nst/$nst none" \
+  "$(field "$out" escaper builds) $(field "$out" escaper stages) $(field "$out" escaper 'first failing')"
+check "escaper: none of its 3 files was written outside the sandbox" 0 "$(escaped_files)"
+check "escaper: the listener outside saw no connection" 0 "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
+check "the submissions did not change" "$subs_before" "$(fingerprint "$tmp/submissions")"
+check "the project tree did not change (but build/)" "$root_before" "$(fingerprint "$ROOT" build .git)"
+
+reports=$(cd "$out" && ls grades.csv grades.md grades.html summary.md students/*/grade.txt students/*/junit.xml 2>/dev/null | wc -l)
+check "reports: 4 tables and grade.txt and junit.xml for each of 4 students" 12 "$reports"
+check "junit.xml parses, the reference's has no failure" "0" \
+  "$(python3 -c 'import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get("failures"))' "$out/students/reference/junit.xml" 2>&1)"
+check "junit.xml of the unchanged starter has a failure" "yes" \
+  "$(python3 -c 'import sys,xml.etree.ElementTree as E; print("yes" if int(E.parse(sys.argv[1]).getroot().get("failures")) > 0 else "no")' "$out/students/unchanged/junit.xml" 2>&1)"
+check "summary.md says where students stopped" yes \
+  "$(grep -q "| $first | 1 | unchanged |" "$out/summary.md" && grep -q '| build | 1 | broken |' "$out/summary.md" && echo yes || echo no)"
+
+# The same submissions again: the same grades (the seconds aside).
+cp "$out/grades.csv" "$tmp/grades1.csv"
+make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run2.log" 2>&1
+check "a second run gives the same grades" "$(cut -d, -f1-6 "$tmp/grades1.csv")" "$(cut -d, -f1-6 "$out/grades.csv")"
+check "escaper, second run: no file written, no connection" "0 0" \
+  "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
+echo "# $n checks, $failed failed"
+[ "$failed" -eq 0 ]
