@@ -52,16 +52,17 @@ unit_bins=$(make -s --no-print-directory -C "$pristine" --eval 'print-unit-bins:
 nice make -s --no-print-directory -C "$pristine" -j2 all $unit_bins >"$work/prebuild.log" 2>&1 ||
   { echo "grade-class: the starter does not build:" >&2; tail -20 "$work/prebuild.log" >&2; exit 1; }
 mkdir -p "$pristine/build/workspace"
+target="build/workspace/$ws/server"
 if [ -n "$ex" ]; then
-  target="build/workspace/$ws/server"
   grade_cmd="make -s --no-print-directory exercise STEP=$num EX=$ex SERVER=workspace"
 else
-  target="build/workspace/$ws/server"
   grade_cmd="make -s --no-print-directory grade STEP=$num SERVER=workspace JUNIT_DIR=/grading/junit"
 fi
 plan=$(cd "$pristine" && python3 tests/tools/stages.py plan "$step") || exit 2
 nstages=$(wc -l <<<"$plan")
 first_stage=$(head -1 <<<"$plan" | cut -d$'\x1f' -f1)
+# An exercise is graded as one stage, its grader (tests/exercises/NN-name/exK.bats).
+[ -n "$ex" ] && nstages=1 first_stage=ex$ex
 
 # ---- One submission ----------------------------------------------------------------
 # copy_workspace FROM TO: the student's files, regular files and directories
@@ -145,6 +146,10 @@ write_result() {
     if { [ "$4" = 0 ] && [ "$first" != none ]; } || { [ "$4" != 0 ] && [ "$first" = none ]; }; then
       stages="0/$nstages" first="inconsistent"
     fi
+  elif [ -n "$ex" ] && [ "$3" = yes ] && [ "$4" != 124 ] && [ "$4" != 137 ]; then
+    # An exercise's grader is one bats file: its TAP lines and exit status.
+    passed=$(grep -cE '^ok [0-9]+' "$dest/grade.txt") failed=$(grep -cE '^not ok [0-9]+' "$dest/grade.txt")
+    if [ "$4" = 0 ]; then stages=1/1 first=none; else stages=0/1 first=ex$ex; fi
   elif [ "$4" = 124 ] || [ "$4" = 137 ]; then
     first=timeout
   fi
