@@ -95,15 +95,33 @@ make_class() {
   printf '\nthis line is not C;\n' >>"$subs/broken/$ws/main.c"
   mkdir -p "$tmp/outside"
   targets=("$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$subs/reference/escaped")
-  # Above main() (not at the top: the file's feature macros come first), and
-  # called first thing in main().
   escape_code "$port" "${targets[@]}" >"$tmp/escape.c"
-  awk -v code="$tmp/escape.c" '/^int main\(int argc, char \*\*argv\) \{$/ {
+  call_first_in_main "$subs/escaper/$ws/main.c" "$tmp/escape.c" try_to_escape
+}
+
+# call_first_in_main MAIN_C CODE_FILE FUNCTION: put the code above main()
+# (not at the top: the file's feature macros come first) and call FUNCTION
+# first thing in main().
+call_first_in_main() {
+  awk -v code="$2" -v fn="$3" '/^int main\(int argc, char \*\*argv\) \{$/ {
       while ((getline line < code) > 0) print line
-      print; print "  try_to_escape();"; next }
-    { print }' "$subs/escaper/$ws/main.c" >"$tmp/main.c"
-  mv "$tmp/main.c" "$subs/escaper/$ws/main.c"
-  grep -q '^  try_to_escape();' "$subs/escaper/$ws/main.c"
+      print; print "  " fn "();"; next }
+    { print }' "$1" >"$1.new" && mv "$1.new" "$1"
+  grep -q "^  $3();" "$1"
+}
+
+# A server that forks until it cannot (the children wait forever), then never
+# answers: the process limit must hold and the time limit end it.
+hog_code() {
+  cat <<'C'
+#include <sys/types.h>
+#include <unistd.h>
+static void hog(void) {
+  while (fork() >= 0) {
+  }
+  for (;;) pause();
+}
+C
 }
 
 # The escaper's server, built and run once here, outside the sandbox: its
@@ -141,7 +159,7 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
 print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
 }
 
-echo "1..21"
+echo "1..24"
 start_listener
 if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
 
@@ -192,5 +210,32 @@ make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" 
 check "a second run gives the same grades" "$(cut -d, -f1-6 "$tmp/grades1.csv")" "$(cut -d, -f1-6 "$out/grades.csv")"
 check "escaper, second run: no file written, no connection" "0 0" \
   "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
+# A fork bomb and endless wait, alone, with low limits: at most NPROC
+# processes of the sandbox's user at any time, none left after, a row.
+hog_class() {
+  local subs=$tmp/hogclass ws=workspace/$STEP sampler
+  mkdir -p "$subs" && git clone -q "$tmp/starter" "$subs/hog"
+  rm -rf "${subs:?}/hog/$ws" && cp -r "steps/$STEP" "$subs/hog/$ws"
+  hog_code >"$tmp/hog.c"
+  call_first_in_main "$subs/hog/$ws/main.c" "$tmp/hog.c" hog || return 1
+  (while :; do ps -u 65534 --no-headers | wc -l; sleep 0.2; done) >"$tmp/samples" &
+  sampler=$!
+  start=$(date +%s)
+  make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$subs" OUT="$tmp/hogreport" \
+    TIMEOUT=30 NPROC=64 >"$tmp/hog.log" 2>&1
+  hog_seconds=$(($(date +%s) - start))
+  kill "$sampler"
+  wait "$sampler" 2>/dev/null
+  most=$(sort -n "$tmp/samples" | tail -1)
+}
+hog_class
+check "hog: the sandbox user never had more than NPROC=64 processes, and came near" yes \
+  "$([ "${most:-0}" -le 64 ] && [ "${most:-0}" -ge 40 ] && echo yes || echo "no: at most ${most:-?}")"
+# The kernel reaps the sandbox's processes as its namespace ends: give it 5 s.
+for _ in $(seq 25); do [ "$(ps -u 65534 --no-headers | wc -l)" = 0 ] && break; sleep 0.2; done
+check "hog: no process of the sandbox user is left" 0 "$(ps -u 65534 --no-headers | wc -l)"
+hog_first=$(field "$tmp/hogreport" hog 'first failing')
+check "hog: graded and failed (first failing: $hog_first), within TIMEOUT=30 s and the build (took $hog_seconds s)" yes \
+  "$([ "$hog_first" != none ] && [ "$hog_first" != "(no row)" ] && [ "$hog_seconds" -le 90 ] && echo yes || echo no)"
 echo "# $n checks, $failed failed"
 [ "$failed" -eq 0 ]

@@ -83,7 +83,8 @@ sandbox() {
   for p in Makefile LICENSE .clang-format common steps tests docs build; do
     [ -e "$s/$p" ] && ro+=(--ro-bind "$s/$p" "/class/$p")
   done
-  timeout -k 10 "$TIMEOUT" \
+  # nice: grading is batch work; it gives way to whatever else the machine runs.
+  nice -n 10 timeout -k 10 "$TIMEOUT" \
     setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" --clear-groups \
     prlimit --as="$(numfmt --from=iec "$MEMORY")" --nproc="$NPROC" --fsize="$(numfmt --from=iec "$FSIZE")" -- \
     bwrap --unshare-all --die-with-parent --new-session \
