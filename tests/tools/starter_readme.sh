@@ -7,10 +7,13 @@ num=${step%%-*}
 if [ -n "$ex" ]; then
   task="exercise $ex of chapter $num: read the section \"Exercises\" of [docs/$step.md](docs/$step.md)"
   grade="make exercise STEP=$num EX=$ex SERVER=workspace"
+  start="a copy of the chapter's finished step, \`steps/$step/\`"
 else
   task="chapter $num: read [docs/$step.md](docs/$step.md)"
   grade="make grade STEP=$num"
+  start="what the chapter starts from (for most chapters, a copy of the step before)"
 fi
+grade_line=$(printf '    %-36s # build your workspace and grade it' "$grade")
 cat <<EOF
 # Chapter $num${ex:+, exercise $ex}: your assignment
 
@@ -23,18 +26,18 @@ $task, and make the server in \`workspace/$ws/\` do what it describes.
 - \`docs/\`: the chapters up to this one. Read them in order if you are new.
 - \`steps/\`: the finished steps before this one; each builds into
   \`build/NN-name/server\`.
-- \`workspace/$ws/\`: your work. It starts as a copy of the step before; you
-  change it. Only this directory is graded.
+- \`workspace/$ws/\`: your work. It starts as $start;
+  you change it. Only this directory is graded.
 - \`common/\`: the code every step shares (parser, event loop, buffers).
 - \`tests/\`: the suites and graders. Do not change them: your work is graded
   with the original ones.
 
 ## Build, run and check
 
-    make deps                        # the test tools (Debian/Ubuntu), once
-    make                             # build the finished steps
-    $grade          # build your workspace and grade it
-    make grade STEP=$num LIST=1         # what the grader checks, stage by stage
+    make deps                            # the test tools (Debian/Ubuntu), once
+    make                                 # build the finished steps
+$grade_line
+    make grade STEP=$num LIST=1            # what the grader checks, stage by stage
 
 The grader runs its stages in order and stops at the first that fails,
 printing the command it sent, the reply it expected and the reply it
