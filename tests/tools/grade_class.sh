@@ -109,6 +109,10 @@ grade_one() { # grade_one NAME DIR
   if [ ! -d "$dir/workspace/$ws" ]; then
     echo "no workspace/$ws/ in this submission" >"$dest/grade.txt"
     status=2
+  elif [ -L "$dir" ] || [ -L "$dir/workspace" ] || [ -L "$dir/workspace/$ws" ]; then
+    # Copied as root, a linked directory could bring any file of this machine in.
+    echo "workspace/$ws/ is a symbolic link, or lies under one: not graded" >"$dest/grade.txt"
+    status=2
   else
     copy_workspace "$dir/workspace/$ws" "$s/workspace/$ws"
     chown -R "$SANDBOX_UID:$SANDBOX_UID" "$s" "$g"
@@ -165,7 +169,7 @@ for dir in "$subs"/*/; do
   [ -d "$dir" ] || continue
   name=$(basename "$dir" | tr -c 'A-Za-z0-9._\n-' _)
   printf 'grading %s ... ' "$name"
-  grade_one "$name" "${dir%/}"
+  grade_one "$name" "$subs/$(basename "$dir")"
   sed -n 's/^first=//p' "$out/students/$name/result" | sed 's/^/first failing: /'
   count=$((count + 1))
 done
