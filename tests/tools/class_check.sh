@@ -7,9 +7,10 @@
 #   broken      a workspace that does not compile;
 #   escaper     the reference, plus code at the top of main() that tries to
 #               write files outside its copy (in this project's tree, in
-#               another submission, in a directory of this test) and to
+#               another submission, in a directory of this test), to
 #               connect to a port this test listens on, on 127.0.0.1 only,
-#               outside the sandbox.
+#               outside the sandbox, and to read a solution and another
+#               submission (if it can, it exits: no full marks).
 # First the escaper's server is run once outside any sandbox, to prove its
 # attempts work there; then make grade-class must give full marks, the first
 # stage failing, a build error, and full marks while every write and the
@@ -65,7 +66,10 @@ PY
 }
 
 # ---- The starter and the class ---------------------------------------------------
-# escape_code PORT FILES...: C code that tries each write and the connection.
+# escape_code PORT FILES...: C code that tries each write and the
+# connection, then reads a solution of this project and a classmate's
+# work: if either can be opened it leaves a mark ($tmp/outside/read) and
+# exits, which costs it its grade.
 escape_code() {
   local port=$1 f
   shift
@@ -81,6 +85,9 @@ escape_code() {
   echo "  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons($port)};"
   echo '  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);'
   echo '  if (fd >= 0) { (void)connect(fd, (struct sockaddr *)&a, sizeof a); close(fd); }'
+  for f in "${reads[@]}"; do
+    echo "  { FILE *r = fopen(\"$f\", \"r\"); if (r) { fclose(r); FILE *m = fopen(\"$tmp/outside/read\", \"w\"); if (m) fclose(m); exit(3); } }"
+  done
   echo '}'
 }
 
@@ -96,6 +103,7 @@ make_class() {
   printf '\nthis line is not C;\n' >>"$subs/broken/$ws/main.c"
   mkdir -p "$tmp/outside"
   targets=("$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$subs/reference/escaped")
+  reads=("$ROOT/docs/solutions/$STEP-ex1.patch" "$subs/reference/$ws/main.c")
   escape_code "$port" "${targets[@]}" >"$tmp/escape.c"
   call_first_in_main "$subs/escaper/$ws/main.c" "$tmp/escape.c" try_to_escape
 }
@@ -150,7 +158,7 @@ fingerprint() {
 
 escaped_files() { # how many of the escaper's target files exist
   local f count=0
-  for f in "${targets[@]}"; do [ -e "$f" ] && count=$((count + 1)); done
+  for f in "${targets[@]}" "$tmp/outside/read"; do [ -e "$f" ] && count=$((count + 1)); done
   echo "$count"
 }
 
@@ -170,9 +178,9 @@ check "the starter has no steps/05 or later, no solutions, no benchmarks, one co
      ls -d steps/0[6-9]-* 2>/dev/null; git rev-list --count HEAD)"
 
 control_run
-check "outside any sandbox, the escaper's server writes its 3 files" 3 "$(escaped_files)"
+check "outside any sandbox, the escaper's server writes its 3 files and reads a solution" 4 "$(escaped_files)"
 check "outside any sandbox, the escaper's server connects to the listener" "1" "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
-rm -f "$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$tmp/submissions/reference/escaped" "$tmp/connections"
+rm -f "${targets[@]}" "$tmp/outside/read" "$tmp/connections"
 
 subs_before=$(fingerprint "$tmp/submissions")
 root_before=$(fingerprint "$ROOT" build .git)
@@ -194,9 +202,9 @@ check "broken: does not build" "no 0/$nst build" \
   "$(field "$out" broken builds) $(field "$out" broken stages) $(field "$out" broken 'first failing')"
 check "broken: its grade.txt has the compiler's error" yes \
   "$(grep -q 'error' "$out/students/broken/grade.txt" && echo yes || echo no)"
-check "escaper: graded, all stages pass" "yes $nst/$nst none" \
+check "escaper: graded, all stages pass (so it could read neither a solution nor a classmate's work)" "yes $nst/$nst none" \
   "$(field "$out" escaper builds) $(field "$out" escaper stages) $(field "$out" escaper 'first failing')"
-check "escaper: none of its 3 files was written outside the sandbox" 0 "$(escaped_files)"
+check "escaper: none of its 3 files (nor the mark of a read) was written outside the sandbox" 0 "$(escaped_files)"
 check "escaper: the listener outside saw no connection" 0 "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
 check "the submissions did not change" "$subs_before" "$(fingerprint "$tmp/submissions")"
 check "the project tree did not change (but build/)" "$root_before" "$(fingerprint "$ROOT" build .git)"
