@@ -22,7 +22,7 @@
 # setpriv. Takes two to three minutes; QUICK=1 skips the second run and the
 # fork bomb (about one minute).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 STEP=05-active-sampling
 n=0 failed=0

@@ -7,7 +7,7 @@
 # command passes there; the first fails on the unchanged starter; the
 # workflow runs education/autograding. Prints TAP. Takes about a minute.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 STEP=05-active-sampling
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }

@@ -22,17 +22,20 @@
 # grader's whole output) and junit.xml. tests/tools/class_report.py writes
 # the tables from each student's result file.
 set -u
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
 want=${1:-} subs=${2:-} out=${3:-} ex=${4:-}
 TIMEOUT=${TIMEOUT:-600} MEMORY=${MEMORY:-4G} NPROC=${NPROC:-512} FSIZE=${FSIZE:-1G}
 SANDBOX_UID=${SANDBOX_UID:-65534}
-[ -n "$want" ] && [ -d "$subs" ] ||
-  { echo "usage: make grade-class STEP=NN SUBMISSIONS=dir [EX=K] [OUT=dir] [TIMEOUT=s]" >&2; exit 2; }
+if [ -z "$want" ] || [ ! -d "$subs" ]; then
+  echo "usage: make grade-class STEP=NN SUBMISSIONS=dir [EX=K] [OUT=dir] [TIMEOUT=s]" >&2
+  exit 2
+fi
+# Before cd: the paths are relative to where we were called.
+subs=$(realpath "$subs")
+[ -n "$out" ] && out=$(realpath -m "$out")
+cd "$(dirname "$0")/../.." || exit 2
 step=$(python3 tests/tools/stages.py step "$want") || exit 2
 num=${step%%-*}
 out=${out:-build/class/$step${ex:+-ex$ex}}
-subs=$(realpath "$subs")
 for tool in bwrap setpriv prlimit timeout; do
   command -v $tool >/dev/null || { echo "grade-class: $tool is not installed (make deps)" >&2; exit 2; }
 done
@@ -54,9 +57,9 @@ nice make -s --no-print-directory -C "$pristine" -j2 all $unit_bins >"$work/preb
 mkdir -p "$pristine/build/workspace"
 target="build/workspace/$ws/server"
 if [ -n "$ex" ]; then
-  grade_cmd="make -s --no-print-directory exercise STEP=$num EX=$ex SERVER=workspace"
+  grade_cmd=(make -s --no-print-directory exercise STEP="$num" EX="$ex" SERVER=workspace)
 else
-  grade_cmd="make -s --no-print-directory grade STEP=$num SERVER=workspace JUNIT_DIR=/grading/junit"
+  grade_cmd=(make -s --no-print-directory grade STEP="$num" SERVER=workspace JUNIT_DIR=/grading/junit)
 fi
 plan=$(cd "$pristine" && python3 tests/tools/stages.py plan "$step") || exit 2
 nstages=$(wc -l <<<"$plan")
@@ -79,10 +82,11 @@ copy_workspace() {
 sandbox() {
   local s=$1 g=$2
   shift 2
-  local ro=()
+  local ro=() libs=() l
   for p in Makefile LICENSE .clang-format common steps tests docs build; do
     [ -e "$s/$p" ] && ro+=(--ro-bind "$s/$p" "/class/$p")
   done
+  for l in lib64 lib32; do [ -e "/$l" ] && libs+=(--symlink "usr/$l" "/$l"); done
   # nice: grading is batch work; it gives way to whatever else the machine runs.
   nice -n 10 timeout -k 10 "$TIMEOUT" \
     setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" --clear-groups \
@@ -90,7 +94,7 @@ sandbox() {
     bwrap --unshare-all --die-with-parent --new-session \
     --ro-bind /usr /usr --ro-bind /etc /etc \
     --symlink usr/bin /bin --symlink usr/sbin /sbin --symlink usr/lib /lib \
-    $([ -e /lib64 ] && echo --symlink usr/lib64 /lib64) $([ -e /lib32 ] && echo --symlink usr/lib32 /lib32) \
+    "${libs[@]}" \
     --proc /proc --dev /dev --tmpfs /tmp --dir /tmp/home \
     --bind "$s" /class "${ro[@]}" --bind "$s/build/workspace" /class/build/workspace \
     --bind "$g" /grading \
@@ -123,7 +127,7 @@ grade_one() { # grade_one NAME DIR
     } >"$dest/build.txt"
     if grep -qx '== build status: 0' "$dest/build.txt"; then
       builds=yes
-      sandbox "$s" "$g" $grade_cmd >"$dest/grade.txt" 2>&1
+      sandbox "$s" "$g" "${grade_cmd[@]}" >"$dest/grade.txt" 2>&1
       status=$?
       [ "$status" = 124 ] || [ "$status" = 137 ] && echo "grade-class: stopped after $TIMEOUT seconds" >>"$dest/grade.txt"
     else

@@ -15,11 +15,11 @@
 # commit. Inside DEST, `make test` runs the suites of the steps present and
 # `make grade STEP=NN` grades the workspace (it fails until the work is done).
 set -eu
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
 want=${1:-} dest=${2:-} ex=${3:-}
 usage() { echo "usage: make starter STEP=NN DEST=dir [EX=K]" >&2; exit 2; }
-[ -n "$want" ] && [ -n "$dest" ] || usage
+if [ -z "$want" ] || [ -z "$dest" ]; then usage; fi
+dest=$(realpath -m "$dest") # before cd: DEST is relative to where we were called
+cd "$(dirname "$0")/../.."
 [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
 step=$(python3 tests/tools/stages.py step "$want") || exit 2
 num=${step%%-*}
