@@ -236,6 +236,15 @@ check "escaper, second run: no file written, no connection" "0 0" \
   "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
 # A fork bomb and endless wait, alone, with low limits: at most NPROC
 # processes of the sandbox's user at any time, none left after, a row.
+# Only as root, when that user (65534) runs nothing but the sandbox.
+if [ "$(id -u)" != 0 ]; then
+  for what in "hog: process limit" "hog: nothing left" "hog: graded and failed"; do
+    n=$((n + 1)); echo "ok $n - $what # skip not root: the sandbox runs as this user"
+  done
+  echo "# $n checks, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
 hog_class() {
   local subs=$tmp/hogclass ws=workspace/$STEP sampler
   mkdir -p "$subs" && git clone -q "$tmp/starter" "$subs/hog"

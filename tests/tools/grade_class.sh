@@ -11,8 +11,8 @@
 # no network but its own loopback, the system directories read-only, the
 # copy's graders, steps and prebuilt objects read-only, its workspace and
 # build/workspace writable, a private /tmp and HOME, no other process or
-# file of this machine visible; as an unprivileged user (uid 65534) so that
-# the process limit holds; under limits of time (TIMEOUT seconds, default
+# file of this machine visible; run by root, as an unprivileged user (uid
+# 65534) so that the process limit holds; under limits of time (TIMEOUT seconds, default
 # 600), address space (MEMORY, default 4G per process), processes (NPROC,
 # default 512) and file size (FSIZE, default 1G). Submissions are graded one
 # after another, in name order.
@@ -39,6 +39,13 @@ out=${out:-build/class/$step${ex:+-ex$ex}}
 for tool in bwrap setpriv prlimit timeout; do
   command -v $tool >/dev/null || { echo "grade-class: $tool is not installed (make deps)" >&2; exit 2; }
 done
+# The process limit does not hold for root: as root, the sandbox runs as
+# SANDBOX_UID. Run by anyone else, it runs as that user, whose other
+# processes on this machine then count towards NPROC too.
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  as_user=(setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" --clear-groups)
+fi
 
 # ---- The pristine starter, built once -------------------------------------------
 # Its steps, common/ and unit tests are compiled here, so each sandbox only
@@ -89,7 +96,7 @@ sandbox() {
   for l in lib64 lib32; do [ -e "/$l" ] && libs+=(--symlink "usr/$l" "/$l"); done
   # nice: grading is batch work; it gives way to whatever else the machine runs.
   nice -n 10 timeout -k 10 "$TIMEOUT" \
-    setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" --clear-groups \
+    "${as_user[@]}" \
     prlimit --as="$(numfmt --from=iec "$MEMORY")" --nproc="$NPROC" --fsize="$(numfmt --from=iec "$FSIZE")" -- \
     bwrap --unshare-all --die-with-parent --new-session \
     --ro-bind /usr /usr --ro-bind /etc /etc \
@@ -119,7 +126,7 @@ grade_one() { # grade_one NAME DIR
     status=2
   else
     copy_workspace "$dir/workspace/$ws" "$s/workspace/$ws"
-    chown -R "$SANDBOX_UID:$SANDBOX_UID" "$s" "$g"
+    [ "${#as_user[@]}" = 0 ] || chown -R "$SANDBOX_UID:$SANDBOX_UID" "$s" "$g"
     {
       echo "== build: make $target"
       sandbox "$s" "$g" make -s --no-print-directory STEP="$num" SERVER=workspace "$target" 2>&1
