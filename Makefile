@@ -2,12 +2,15 @@
 # are in tests/make/*.mk, included at the end; README.md lists them all.
 #
 #   make                  build every step into build/NN-name/server
-#   make run [STEP=NN] [ARGS="--port 7777"]  build and start one step (default: the newest)
+#   make run [STEP=NN] [ARGS="--port 7777"] [SERVER=workspace]
+#                         build and start one step (default: the newest), or your workspace
 #   make test [STEP=NN] [SERVER=path|redis-server|workspace]
 #                         unit tests, then the black-box suites; one summary line at the end
 #   make unit             only the Check unit tests
 #   make valgrind | asan  every suite with the servers under memcheck | built with ASan+UBSan
 #   make diff STEP=NN     what chapter NN added to step NN-1 (or FROM=AA TO=BB)
+#   make workspace STEP=NN [EX=K]  write chapter NN (or its exercise K) yourself;
+#                         make grade STEP=NN grades it (tests/make/workspace.mk)
 #   make deps | clean     install the test tools (Debian/Ubuntu) | remove build/
 
 # ---- Flags -------------------------------------------------------------------
@@ -85,14 +88,26 @@ $(BUILD)/07-set-options-fsm/server: $(call objects_of,07-set-options-fsm)
 $(SERVERS): $(BUILD)/%/server: $(COMMON_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$*)
 
+# Step 07's DIGEST hashes with xxHash, whose header is not part of a C
+# compiler: say what to install rather than fail with a compiler error.
+.PHONY: xxhash-header
+$(BUILD)/07-set-options-fsm/keyspace.o: | xxhash-header
+xxhash-header:
+	@printf '#include <xxhash.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || { \
+	  echo "step 07 needs xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \
+	    "xxhash-devel on Fedora, xxhash with Homebrew (make deps does it on Debian/Ubuntu)" >&2; exit 1; }
+
 # ---- Running one, comparing two ----------------------------------------------
+# SERVER=workspace runs your workspace's build instead (tests/make/workspace.mk).
+ifneq ($(SERVER),workspace)
 run: $(BUILD)/$(or $(STEP_DIR),$(NEWEST))/server
 	$< $(ARGS)
+endif
 diff:
 	@bash tests/tools/stepdiff.sh "$(STEP)" "$(FROM)" "$(TO)"
 clean:
 	rm -rf build
 
-include $(addprefix tests/make/,build-vars.mk unit.mk test.mk exercises.mk workspace.mk grade.mk \
-          robustness.mk fsm.mk bench.mk compile_commands.mk deps.mk starter.mk)
+include $(addprefix tests/make/,build-vars.mk unit.mk workspace.mk test.mk exercises.mk grade.mk \
+          robustness.mk fsm.mk pictures.mk bench.mk compile_commands.mk deps.mk starter.mk)
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -5,7 +5,8 @@
  *   HELLO 3        node-redis and ioredis switch to RESP3 with it
  *   CLIENT SETINFO redis-py, node-redis, ioredis announce their name/version
  *   CLIENT SETNAME / GETNAME / ID
- *   SELECT 0       redis-cli -n 0 and most libraries' "db" option
+ *   SELECT n       redis-cli -n n and libraries' "db" option (redis-cli
+ *                  sends nothing for 0: cliSelect() returns early, 7.4.0)
  *   CONFIG GET     redis-benchmark asks for `save` and `appendonly` first
  * Every step has them, identical, so they live here. This server has one database, like Redis
  * started with `databases 1`, so SELECT accepts only 0. */

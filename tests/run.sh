@@ -15,15 +15,27 @@
 #               back end are, and which steps: their suites run too
 #   NOFAST_BUILD, NOFAST_STEPS  (optional) the same for servers built without
 #               the fast path (FASTPATH=0)
+# Each long part announces itself with a "== " line before it starts, so a
+# run never sits silent without saying what it waits for. Every skipped test
+# is written, with its reason, to $BUILD/skipped.txt; the end says so.
 set -u
 cd "$(dirname "$0")/.."
 
 passed=0 failed=0 skipped=0 out=""
+SKIPS=${BUILD:-build}/skipped.txt
+mkdir -p "$BUILD" && : >"$SKIPS"
 PYTHON=$(command -v /usr/bin/python3 || command -v python3)
 # Under valgrind the unit tests' million-item runs would take minutes; they
 # run natively in full, and with a tenth of the items under memcheck.
 if [ -n "${VALGRIND:-}" ]; then export DICT_TEST_KEYS=100000 TW_TEST_NODES=100000; fi
 failures=()
+
+part() { echo "== $*"; } # a long part starts
+
+# note_skips LABEL TAP: keep each "# skip" line of TAP, with its reason.
+note_skips() {
+  grep -E '^ok [0-9]+ .*# skip' <<<"$2" | sed "s|^|$1: |" >>"$SKIPS"
+}
 
 # ---- Unit tests -------------------------------------------------------------
 # Check prints "100%: Checks: 12, Failures: 0, Errors: 0".
@@ -66,6 +78,7 @@ run_suite() { # run_suite SERVER SUITE LABEL [STEP]: STEP is the server's step, 
   skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
   notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
   passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
+  note_skips "$label: tests/$suite" "$out"
   if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
     # A failure outside a test (setup_file, teardown_file: e.g. a leak found
     # at shutdown) counts as one failed test.
@@ -87,13 +100,14 @@ run_clients() {
   skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
   notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
   passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
-  grep -E '# skip' <<<"$out" | sed 's/^/      /'
+  note_skips "$label: real clients" "$out"
   if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
     [ "$notok" -eq 0 ] && failed=$((failed + 1))
     failures+=("$label: real clients")
     grep -vE '^ok ' <<<"$out" | head -40
   fi
   printf 'bats  %-40s %d ok, %d skipped, %d failed\n' "$label: clients" "$((ok - skip))" "$skip" "$notok"
+  grep -E '# skip' <<<"$out" | sed 's/^/      /'
 }
 
 # ---- Checks that are not servers: one command each, pass or fail ---------------
@@ -118,13 +132,14 @@ run_exercise_checks() {
   skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
   notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
   passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
+  note_skips "exercise graders" "$out"
   if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
     [ "$notok" -eq 0 ] && failed=$((failed + 1))
     failures+=("exercise graders: tests/exercises/check.sh")
     grep -vE '^ok ' <<<"$out" | head -60
   fi
-  grep -E '^# [0-9]+ checks of [0-9]+ graders' <<<"$out" | sed 's/^# /      /'
   printf 'check %-40s %d ok, %d skipped, %d failed\n' "exercise graders" "$((ok - skip))" "$skip" "$notok"
+  grep -E '^# [0-9]+ checks of [0-9]+ graders' <<<"$out" | sed 's/^# /      /'
 }
 
 # Tools that print TAP themselves (fuzz smoke, compat): count their lines.
@@ -135,12 +150,13 @@ run_tap() { # run_tap LABEL CMD...
   ok=$(grep -cE '^ok [0-9]+' <<<"$out"); skip=$(grep -cE '^ok [0-9]+ .*# skip' <<<"$out")
   notok=$(grep -cE '^not ok [0-9]+' <<<"$out")
   passed=$((passed + ok - skip)); skipped=$((skipped + skip)); failed=$((failed + notok))
-  grep -E '^ok [0-9]+ - ' <<<"$out" | sed 's/^/      /'
+  note_skips "$label" "$out"
   if [ "$notok" -ne 0 ] || [ "$status" -ne 0 ]; then
     [ "$notok" -eq 0 ] && failed=$((failed + 1)); failures+=("$label")
     grep -vE '^ok ' <<<"$out" | head -60
   fi
   printf 'tap   %-40s %d ok, %d skipped, %d failed\n' "$label" "$((ok - skip))" "$skip" "$notok"
+  grep -E '^ok [0-9]+ - ' <<<"$out" | sed 's/^/      /'
 }
 
 # A part of the project that is not here (a starter repository for students
@@ -175,41 +191,70 @@ suites_up_to() { # the suite directories of every step up to and including $1
   done
 }
 
-for bin in $UNIT_BINS; do
-  [ -n "${STEP:-}" ] && [ -z "${ONLY_UNIT:-}" ] && continue # grading one step: suites only
-  run_unit "$bin"
-done
+# STEP and SERVER are checked before anything runs: a typo is one clear
+# error, not a column of failed suites.
+if [ -n "${STEP:-}" ]; then target_steps=$(step_name "$STEP") || exit 2; else target_steps=$STEPS; fi
+if [ -n "${SERVER:-}" ] && [ -z "${ONLY_UNIT:-}" ]; then
+  if [ "$SERVER" = redis-server ]; then
+    command -v redis-server >/dev/null 2>&1 ||
+      { echo "SERVER=redis-server, but redis-server is not installed (make deps installs it)" >&2; exit 2; }
+  elif [ ! -f "$SERVER" ] || [ ! -x "$SERVER" ]; then
+    echo "SERVER=$SERVER is not an executable file: give the path of a server binary," \
+      "redis-server, or workspace (see make workspace)" >&2
+    exit 2
+  fi
+fi
+
+if [ -z "${STEP:-}" ] || [ -n "${ONLY_UNIT:-}" ]; then # grading one step: suites only
+  [ -n "$UNIT_BINS" ] && part "unit tests (Check), one line per test binary"
+  for bin in $UNIT_BINS; do run_unit "$bin"; done
+fi
 
 if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
+  part "checks of docs/, tests/ and steps/: transcripts, excerpts, pictures, graders, neighbour diffs"
   # Every redis-cli session in docs/ replayed against its step.
   run_check "transcripts in docs/ replay" "$PYTHON" tests/tools/transcripts.py "$BUILD"
   grep -h '^[0-9]* transcripts' <<<"$out" || true
+  # Every code excerpt tagged with a file is, line for line, in that file.
+  run_check "code excerpts in docs/ are in their files" "$PYTHON" tests/tools/excerpts.py
   if [ -f steps/07-set-options-fsm/set_fsm.c ]; then
     run_check "set_fsm table and drawing in docs/" make --no-print-directory BUILD="$BUILD" fsm-check
   fi
+  run_check "pictures in docs/img match their sources and the code they name" \
+    make --no-print-directory BUILD="$BUILD" pictures-check
+  # Each chapter's grader: every test in a stage, each chapter's "What the
+  # grader checks" as the stages say; every check prints the exchange.
+  run_check "graders' stages match the chapters" "$PYTHON" tests/tools/stages.py check
+  run_check "every check says what it sent, expected and received" bash tests/tools/check_assertions.sh
   # Each chapter's diff touches exactly the files the chapter names.
   run_check "neighbour diffs touch only listed files, with no comment churn" bash tests/tools/diffscope.sh --hunks
   # Every exercise grader fails on the unmodified step and passes on its
   # reference solution (and on a real Redis); graders test behaviour, so not
   # under valgrind or the sanitizers, where they would only be slower.
-  [ -z "${VALGRIND:-}${SANITIZED:-}" ] && run_exercise_checks
+  if [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+    part "exercise graders: each against its solution, the unmodified step and redis-server (about a minute)"
+    run_exercise_checks
+    part "workspaces: chapters 01 and 02 from skeletons fail their first stage; with the project's files, pass"
+    run_tap "workspaces: skeletons fail, the reference passes" bash tests/tools/workspace_check.sh
+  fi
 fi
 
 if [ -z "${ONLY_UNIT:-}" ]; then
-  target_steps=$STEPS
-  if [ -n "${STEP:-}" ]; then target_steps=$(step_name "$STEP") || exit 2; fi
   if [ -n "${SERVER:-}" ]; then
     # Grading one server: the suites of the step and of every step before it.
     last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
     [ "$SERVER" = redis-server ] || SERVER=$(realpath "$SERVER")
+    part "black-box suites (bats) of steps up to $last against $SERVER"
     for suite in $(suites_up_to "$last"); do run_suite "$SERVER" "$suite" "$(basename "$SERVER")"; done
   else
+    part "black-box suites (bats): each step's server with its suites and those of the steps before"
     for s in $target_steps; do
       for suite in $(suites_up_to "$s"); do run_suite "$(pwd)/$BUILD/$s/server" "$suite" "$s"; done
     done
     # The same suites against the poll() back end (make test builds it for
     # step 01 and the newest step), which takes epoll's place off Linux.
     if [ -z "${STEP:-}" ] && [ -n "${POLL_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+      part "the same suites against the poll() back end ($POLL_BUILD)"
       for s in ${POLL_STEPS:-}; do
         for suite in $(suites_up_to "$s"); do
           run_suite "$(pwd)/$POLL_BUILD/$s/server" "$suite" "$s (poll)" "$s"
@@ -222,7 +267,8 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     fi
     # And against the newest step built without the fast path (FASTPATH=0),
     # the plain read, parse, execute, write path: every suite passes both ways.
-    if [ -z "${STEP:-}" ] && [ -n "${NOFAST_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+    if [ -z "${STEP:-}" ] && [ -n "${NOFAST_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ] && [ -n "${NOFAST_STEPS:-}" ]; then
+      part "the same suites against the newest step without the fast path ($NOFAST_BUILD)"
       for s in ${NOFAST_STEPS:-}; do
         for suite in $(suites_up_to "$s"); do
           run_suite "$(pwd)/$NOFAST_BUILD/$s/server" "$suite" "$s (nofast)" "$s"
@@ -233,11 +279,13 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     # Hostile and unlucky clients, against the newest step.
     if [ -z "${STEP:-}" ]; then
       newest=${STEPS##* }
+      part "hostile and unlucky clients against $newest"
       have_part "$newest: hostile" tests/hostile && run_suite "$(pwd)/$BUILD/$newest/server" hostile "$newest"
     fi
     # Short runs of the fuzzers and of the differential test against Redis
     # (longer: make fuzz SECONDS=N, make compat OPS=N).
     if [ -z "${STEP:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ]; then
+      part "fuzz smoke (${FUZZ_SMOKE_SECONDS:-6} s per fuzzer), then the differential test against redis-server"
       have_part "fuzz smoke" tests/fuzz && run_tap "fuzz smoke" bash tests/fuzz/run.sh all "${FUZZ_SMOKE_SECONDS:-6}"
       have_part "compat" tests/compat && run_tap "compat: differential and expiry model" env BUILD="$BUILD" STEPS="$target_steps" bash tests/compat/run.sh "${COMPAT_OPS:-1000}"
     fi
@@ -245,6 +293,7 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     # step (not under valgrind: they test protocol, not memory).
     if [ -z "${STEP:-}" ] && [ -z "${VALGRIND:-}" ]; then
       first=${STEPS%% *} newest=${STEPS##* }
+      part "real client libraries (tests/clients/) against $first and $newest"
       have_part "real clients" tests/clients && run_clients "$(pwd)/$BUILD/$first/server" --no-keyspace "$first"
       flag=""
       [ -d "tests/04-expiry-lazy" ] && [[ "$newest" > "04" ]] && flag=--expiry
@@ -253,6 +302,7 @@ if [ -z "${ONLY_UNIT:-}" ]; then
     if [ -z "${NO_REFERENCE:-}" ]; then
       if command -v redis-server >/dev/null 2>&1; then
         last=$(echo "$target_steps" | tr ' ' '\n' | tail -1)
+        part "reference run: the same suites against a real redis-server"
         for suite in $(suites_up_to "$last"); do run_suite redis-server "$suite" "redis-server"; done
         [ -z "${STEP:-}" ] && [ -d tests/hostile ] && run_suite redis-server hostile "redis-server"
       else
@@ -265,6 +315,14 @@ fi
 if [ ${#failures[@]} -ne 0 ]; then
   echo "failed:"
   printf '  %s\n' "${failures[@]}"
+fi
+if [ "$skipped" -ne 0 ]; then
+  # Said once: skips are by design, and each has its reason in the file.
+  echo "$skipped skipped, by design: a test marked replaced_in NN checks what chapter NN changes,"
+  echo "  and skips against step NN and later; one marked own_promise checks a promise of this"
+  echo "  project, not of Redis, and skips against redis-server; any other skip (a client library"
+  echo "  not installed, an exercise that is not a Redis feature) says why."
+  echo "  Each skip, with its reason: $SKIPS"
 fi
 summary="$passed passed, $failed failed"
 [ "$skipped" -ne 0 ] && summary+=", $skipped skipped"

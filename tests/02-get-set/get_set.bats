@@ -1,132 +1,154 @@
 #!/usr/bin/env bats
 # Chapter 02: the keyspace. GET, SET (plain form), DBSIZE, FLUSHALL, through
-# the real redis-cli. Grades any server: SERVER=path make test STEP=02.
+# the real redis-cli. Grades any server: make grade STEP=02, or make test
+# STEP=02 SERVER=path. Each test's name starts with its stage
+# (tests/02-get-set/stages).
 
 load ../helpers/server
 
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-@test "SET answers OK and GET returns the value" {
-  run rcli set "$(key)" hello
-  [ "$output" = "OK" ]
-  run rcli get "$(key)"
-  [ "$output" = "hello" ]
+# used_memory INFO-MEMORY-REPLY: the used_memory field of an INFO reply.
+used_memory() {
+  tr -d '\r' <<<"$1" | sed -n 's/^used_memory://p'
 }
 
-@test "GET of a missing key is nil" {
-  run rcli --no-raw get "$(key never-set)"
-  [ "$output" = "(nil)" ]
-  run raw --expect 5 < <(printf 'GET %s\r\n' "$(key never-set)")
-  [ "$output" = "$(printf '$-1\r\n')" ]
+@test "02-2 SET answers OK and GET returns the value" {
+  send set "$(key)" hello
+  expect_reply "OK"
+  send get "$(key)"
+  expect_reply "hello"
 }
 
-@test "SET overwrites, and the last value wins" {
-  rcli set "$(key)" one
-  rcli set "$(key)" two
-  run rcli get "$(key)"
-  [ "$output" = "two" ]
+@test "02-2 GET of a missing key is nil" {
+  send_typed get "$(key never-set)"
+  expect_reply "(nil)"
+  send_raw "GET $(key never-set)\r\n" --expect 5
+  expect_bytes '$-1\r\n'
 }
 
-@test "an empty value is a value, not a missing key" {
-  rcli set "$(key)" ""
-  run raw --expect 6 < <(printf 'GET %s\r\n' "$(key)")
-  [ "$output" = "$(printf '$0\r\n\r\n')" ]
+@test "02-3 SET overwrites, and the last value wins" {
+  rcli set "$(key)" one >/dev/null
+  rcli set "$(key)" two >/dev/null
+  send get "$(key)"
+  expect_reply "two"
 }
 
-@test "keys and values are binary safe: CR, LF and NUL inside" {
-  printf 'v\r\n\0x' | rcli -x set "$(printf 'k\r\n\001')$(key)"
-  run bash -c "redis-cli -p $PORT get \"\$(printf 'k\r\n\001')$(key)\" | od -An -c | tr -s ' '"
-  [ "$output" = " v \r \n \0 x \n" ]
+@test "02-2 an empty value is a value, not a missing key" {
+  rcli set "$(key)" "" >/dev/null
+  send_raw "GET $(key)\r\n" --expect 6
+  expect_bytes '$0\r\n\r\n'
 }
 
-@test "a 10 MB value round-trips byte for byte" {
+@test "02-2 keys and values are binary safe: CR, LF and NUL inside" {
+  printf 'v\r\n\0x' | rcli -x set "$(printf 'k\r\n\001')$(key)" >/dev/null
+  send_as "GET \"k\\r\\n\\x01$(key)\" after SET of it to v CR LF NUL x (redis-cli -x), reply shown by od -c" \
+    bash -c "redis-cli -p $PORT get \"\$(printf 'k\r\n\001')$(key)\" | od -An -c | tr -s ' '"
+  expect_reply " v \r \n \0 x \n"
+}
+
+@test "02-2 a 10 MB value round-trips byte for byte" {
   f="$BATS_TEST_TMPDIR/big"
   head -c 10485760 /dev/urandom >"$f"
-  run bash -c "redis-cli -p $PORT -x set $(key) <'$f'"
-  [ "$output" = "OK" ]
-  rcli get "$(key)" | head -c 10485760 | cmp - "$f"
+  send_as "redis-cli -x SET $(key) with 10 MB of random bytes on stdin" \
+    bash -c "redis-cli -p $PORT -x set $(key) <'$f'"
+  expect_reply "OK"
+  send_as "redis-cli GET $(key), compared with cmp to the 10 MB it was set to" \
+    bash -c "redis-cli -p $PORT get $(key) | head -c 10485760 | cmp - '$f'"
+  expect_status 0
 }
 
-@test "SET with an option this step does not know is a syntax error, and changes nothing" {
-  rcli set "$(key)" before
-  run rcli set "$(key)" after foo
-  [ "$output" = "ERR syntax error" ]
-  run rcli get "$(key)"
-  [ "$output" = "before" ]
+@test "02-4 SET with an option this step does not know is a syntax error, and changes nothing" {
+  rcli set "$(key)" before >/dev/null
+  send set "$(key)" after foo
+  expect_reply "ERR syntax error"
+  send get "$(key)"
+  expect_reply "before"
 }
 
-@test "GET and SET check their arity" {
-  run rcli get
-  [ "$output" = "ERR wrong number of arguments for 'get' command" ]
-  run rcli get a b
-  [ "$output" = "ERR wrong number of arguments for 'get' command" ]
-  run rcli set onlykey
-  [ "$output" = "ERR wrong number of arguments for 'set' command" ]
-  run rcli dbsize x
-  [ "$output" = "ERR wrong number of arguments for 'dbsize' command" ]
+@test "02-4 GET and SET check their arity" {
+  send get
+  expect_reply "ERR wrong number of arguments for 'get' command"
+  send get a b
+  expect_reply "ERR wrong number of arguments for 'get' command"
+  send set onlykey
+  expect_reply "ERR wrong number of arguments for 'set' command"
+  send dbsize x
+  expect_reply "ERR wrong number of arguments for 'dbsize' command"
 }
 
-@test "DBSIZE counts new keys once and overwrites not at all" {
+@test "02-3 DBSIZE counts new keys once and overwrites not at all" {
   before=$(rcli dbsize)
-  rcli set "$(key a)" 1
-  rcli set "$(key b)" 2
-  rcli set "$(key b)" 3
-  run rcli dbsize
-  [ "$output" -eq $((before + 2)) ]
+  rcli set "$(key a)" 1 >/dev/null
+  rcli set "$(key b)" 2 >/dev/null
+  rcli set "$(key b)" 3 >/dev/null
+  send dbsize
+  expect_num "DBSIZE after two new keys and one overwrite, from $before" "$output" -eq $((before + 2))
 }
 
-@test "overwriting frees the old value: used_memory does not grow with rewrites" {
+@test "02-3 overwriting frees the old value: used_memory does not grow with rewrites" {
   head -c 1000000 /dev/zero | tr '\0' 'x' >"$BATS_TEST_TMPDIR/mb"
-  rcli -x set "$(key)" <"$BATS_TEST_TMPDIR/mb"
-  before=$(rcli info memory | tr -d '\r' | sed -n 's/^used_memory://p')
+  rcli -x set "$(key)" <"$BATS_TEST_TMPDIR/mb" >/dev/null
+  send info memory
+  before=$(used_memory "$output")
+  expect_num "used_memory after one SET of a 1 MB value" "$before" -ge 0
   for _ in $(seq 1 10); do rcli -x set "$(key)" <"$BATS_TEST_TMPDIR/mb" >/dev/null; done
-  after=$(rcli info memory | tr -d '\r' | sed -n 's/^used_memory://p')
-  [ -n "$before" ] && [ -n "$after" ]
-  [ $((after - before)) -lt 500000 ]
+  send_as "redis-cli INFO memory, after SETting the same key to 1 MB ten more times" rcli info memory
+  after=$(used_memory "$output")
+  expect_num "used_memory after the ten overwrites" "$after" -ge 0
+  expect_num "used_memory's growth over the ten overwrites (from $before to $after)" \
+    $((after - before)) -lt 500000
 }
 
-@test "INFO keyspace reports db0 in Redis's format" {
-  rcli set "$(key)" v
+@test "02-3 INFO keyspace reports db0 in Redis's format" {
+  rcli set "$(key)" v >/dev/null
   n=$(rcli dbsize)
-  run bash -c "redis-cli -p $PORT info keyspace | tr -d '\r'"
-  [[ "$output" == *"# Keyspace"* ]]
-  [[ "$output" == *"db0:keys=$n,expires=0,avg_ttl=0"* ]]
+  send_as "redis-cli INFO keyspace (CRs removed), with DBSIZE $n" \
+    bash -c "redis-cli -p $PORT info keyspace | tr -d '\r'"
+  expect_match "*# Keyspace*"
+  expect_match "*db0:keys=$n,expires=0,avg_ttl=0*"
 }
 
-@test "FLUSHALL and FLUSHDB remove every key" {
-  rcli set "$(key)" v
-  run rcli flushall
-  [ "$output" = "OK" ]
-  [ "$(rcli dbsize)" -eq 0 ]
-  rcli set "$(key)" v
-  run rcli flushdb sync
-  [ "$output" = "OK" ]
-  [ "$(rcli dbsize)" -eq 0 ]
-  run rcli flushall nonsense
-  [ "$output" = "ERR syntax error" ]
+@test "02-3 FLUSHALL and FLUSHDB remove every key" {
+  rcli set "$(key)" v >/dev/null
+  send flushall
+  expect_reply "OK"
+  send dbsize
+  expect_num "DBSIZE after FLUSHALL" "$output" -eq 0
+  rcli set "$(key)" v >/dev/null
+  send flushdb sync
+  expect_reply "OK"
+  send dbsize
+  expect_num "DBSIZE after FLUSHDB SYNC" "$output" -eq 0
+  send flushall nonsense
+  expect_reply "ERR syntax error"
 }
 
-@test "a million keys load through a pipe, and DBSIZE says a million" {
+@test "02-5 a million keys load through a pipe, and DBSIZE says a million" {
   n=1000000
   # Under valgrind, load the full million only in this step's own run.
   [ -n "${VALGRIND:-}" ] && [ "${SUITE_IS_SERVER_STEP:-1}" != 1 ] && n=20000
-  rcli flushall
-  run bash -c "awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) { k = \"key:\" i; printf \"*3\r\n\$3\r\nSET\r\n\$%d\r\n%s\r\n\$1\r\nv\r\n\", length(k), k } }' | redis-cli -p $PORT --pipe"
-  [[ "$output" == *"errors: 0, replies: $n"* ]]
-  [ "$(rcli dbsize)" -eq "$n" ]
-  [ "$(rcli get key:$((n - 1)))" = "v" ]
+  rcli flushall >/dev/null
+  send_as "SET key:0 v ... SET key:$((n - 1)) v through redis-cli --pipe" \
+    bash -c "awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) { k = \"key:\" i; printf \"*3\r\n\$3\r\nSET\r\n\$%d\r\n%s\r\n\$1\r\nv\r\n\", length(k), k } }' | redis-cli -p $PORT --pipe"
+  expect_match "*errors: 0, replies: $n*"
+  send dbsize
+  expect_num "DBSIZE after $n SETs of distinct keys" "$output" -eq "$n"
+  send get "key:$((n - 1))"
+  expect_reply "v"
 }
 
-@test "redis-benchmark SET and GET over a million random keys complete without error" {
+@test "02-5 redis-benchmark SET and GET over a million random keys complete without error" {
   # The full run in this step's own suite; a shorter one when a later step
   # replays this suite, or under valgrind.
   n=200000
   [ "${SUITE_IS_SERVER_STEP:-1}" != 1 ] && n=20000
   [ -n "${VALGRIND:-}${SANITIZED:-}" ] && n=10000
-  run redis-benchmark -p "$PORT" -t set,get -n "$n" -r 1000000 -q
-  [ "$status" -eq 0 ]
-  [[ "$output" == *"SET: "* ]]
-  [[ "$output" == *"GET: "* ]]
-  [[ "$output" != *"rror from server"* ]]
+  send_as "redis-benchmark -t set,get -n $n -r 1000000 -q" \
+    redis-benchmark -p "$PORT" -t set,get -n "$n" -r 1000000 -q
+  expect_status 0
+  expect_match "*SET: *"
+  expect_match "*GET: *"
+  expect_no_match "*rror from server*"
 }

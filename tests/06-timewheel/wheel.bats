@@ -1,83 +1,94 @@
 #!/usr/bin/env bats
 # Chapter 06: the timing wheel deletes every key with a TTL on time, without
 # a read, and keeps in step with every command that changes a TTL.
+# Grades any server: make grade STEP=06, or make test STEP=06 SERVER=path.
+# Each test's name starts with its stage (tests/06-timewheel/stages).
 
 load ../helpers/server
 
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-info_field() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
-
-@test "20,000 keys with PX 300 are all gone within half a second of their deadline, unread" {
-  own_promise "deletion within a tick of the deadline"
-  [ -n "${VALGRIND:-}${SANITIZED:-}" ] && skip "a timing promise: checked on a native build"
-  rcli flushall
-  rcli set "$(key live)" v
-  load_keys "$(key)" 20000 PX 300
-  loaded=$(now_ms) # every deadline is at most loaded + 300
-  wait_dbsize 1 800
-  late=$(info_field expire_wheel_max_lateness_ms)
-  echo "all gone $(($(now_ms) - loaded)) ms after loading; max lateness $late ms" >&3
-  [ "$late" -lt 100 ]
-  run rcli get "$(key live)"
-  [ "$output" = "v" ]
+# send_info SECTION: INFO SECTION with the CRs taken out.
+send_info() {
+  send_as "redis-cli INFO $1 (CRs removed)" bash -c "redis-cli -p $PORT info $1 | tr -d '\r'"
 }
 
-@test "overwritten, persisted, extended and re-created keys survive their old deadline" {
-  rcli flushall
+# send_info_field NAME: the value of one field of INFO stats, alone.
+send_info_field() {
+  send_as "redis-cli INFO stats, field $1" \
+    bash -c "redis-cli -p $PORT info stats | tr -d '\r' | sed -n 's/^$1://p'"
+}
+
+@test "06-4 overwritten, persisted, extended and re-created keys survive their old deadline" {
+  rcli flushall >/dev/null
   ttl=300 pause=0.6
   [ -n "${VALGRIND:-}" ] && ttl=3000 pause=4 # memcheck makes every command slow
   for n in overwritten persisted extended recreated rescheduled shortened; do rcli set "$(key $n)" v px "$ttl" >/dev/null; done
-  rcli set "$(key overwritten)" new
-  rcli persist "$(key persisted)"
-  rcli pexpire "$(key extended)" 100000
-  rcli del "$(key recreated)"
-  rcli set "$(key recreated)" again
-  rcli set "$(key rescheduled)" v px 100000
-  rcli pexpire "$(key shortened)" 50
+  rcli set "$(key overwritten)" new >/dev/null
+  rcli persist "$(key persisted)" >/dev/null
+  rcli pexpire "$(key extended)" 100000 >/dev/null
+  rcli del "$(key recreated)" >/dev/null
+  rcli set "$(key recreated)" again >/dev/null
+  rcli set "$(key rescheduled)" v px 100000 >/dev/null
+  rcli pexpire "$(key shortened)" 50 >/dev/null
   sleep "$pause"
-  run rcli exists "$(key overwritten)" "$(key persisted)" "$(key extended)" "$(key recreated)" "$(key rescheduled)"
-  [ "$output" = "5" ]
-  run rcli exists "$(key shortened)"
-  [ "$output" = "0" ]
-  run rcli ttl "$(key overwritten)"
-  [ "$output" = "-1" ]
-  run rcli ttl "$(key extended)"
-  [ "$output" -gt 90 ]
+  send exists "$(key overwritten)" "$(key persisted)" "$(key extended)" "$(key recreated)" "$(key rescheduled)"
+  expect_reply "5"
+  send exists "$(key shortened)"
+  expect_reply "0"
+  send ttl "$(key overwritten)"
+  expect_reply "-1"
+  send ttl "$(key extended)"
+  expect_num "the TTL of $(key extended)" "$output" -gt 90
 }
 
-@test "keys far in the future stay scheduled: 90 s, 1 hour, 400 days, the year 2100" {
-  rcli flushall
-  rcli set "$(key a)" v ex 90
-  rcli set "$(key b)" v ex 3600
-  rcli set "$(key c)" v ex 34560000
-  rcli set "$(key d)" v
-  rcli expireat "$(key d)" 4102444800
-  run rcli expiretime "$(key d)"
-  [ "$output" = "4102444800" ]
-  run bash -c "redis-cli -p $PORT info keyspace | tr -d '\r'"
-  [[ "$output" == *"db0:keys=4,expires=4,"* ]]
+@test "06-4 keys far in the future stay scheduled: 90 s, 1 hour, 400 days, the year 2100" {
+  rcli flushall >/dev/null
+  rcli set "$(key a)" v ex 90 >/dev/null
+  rcli set "$(key b)" v ex 3600 >/dev/null
+  rcli set "$(key c)" v ex 34560000 >/dev/null
+  rcli set "$(key d)" v >/dev/null
+  rcli expireat "$(key d)" 4102444800 >/dev/null
+  send expiretime "$(key d)"
+  expect_reply "4102444800"
+  send_info keyspace
+  expect_match "*db0:keys=4,expires=4,*"
 }
 
-@test "FLUSHALL empties the wheel, and new keys are scheduled again" {
+@test "06-5 20,000 keys with PX 300 are all gone within half a second of their deadline, unread" {
+  own_promise "deletion within a tick of the deadline"
+  [ -n "${VALGRIND:-}${SANITIZED:-}" ] && skip "a timing promise: checked on a native build"
+  rcli flushall >/dev/null
+  rcli set "$(key live)" v >/dev/null
+  load_keys "$(key)" 20000 PX 300
+  loaded=$(now_ms) # every deadline is at most loaded + 300
+  wait_dbsize 1 800
+  send_info_field expire_wheel_max_lateness_ms
+  echo "all gone $(($(now_ms) - loaded)) ms after loading; max lateness $output ms" >&3
+  expect_num "expire_wheel_max_lateness_ms" "$output" -lt 100
+  send get "$(key live)"
+  expect_reply "v"
+}
+
+@test "06-5 FLUSHALL empties the wheel, and new keys are scheduled again" {
   own_promise "unread keys deleted on time"
-  rcli flushall
+  rcli flushall >/dev/null
   load_keys "$(key old)" 100 PX 100000
-  rcli flushall
+  rcli flushall >/dev/null
   load_keys "$(key new)" 100 PX 200
   sleep 0.6
-  run rcli dbsize
-  [ "$output" = "0" ]
+  send dbsize
+  expect_reply "0"
 }
 
-@test "INFO reports the wheel: tick, levels, scheduled keys, lateness" {
+@test "06-6 INFO reports the wheel: tick, levels, scheduled keys, lateness" {
   own_promise "this step's INFO fields"
-  rcli flushall
-  rcli set "$(key)" v ex 100
-  run bash -c "redis-cli -p $PORT info stats | tr -d '\r'"
-  [[ "$output" == *"expire_wheel_tick_ms:1"* ]]
-  [[ "$output" =~ expire_wheel_levels:[0-9]+ ]]
-  [[ "$output" == *"expire_wheel_scheduled:1"* ]]
-  [[ "$output" =~ expire_wheel_max_lateness_ms:[0-9]+ ]]
+  rcli flushall >/dev/null
+  rcli set "$(key)" v ex 100 >/dev/null
+  send_info stats
+  expect_match "*expire_wheel_tick_ms:1*"
+  expect_regex 'expire_wheel_levels:[0-9]+'
+  expect_match "*expire_wheel_scheduled:1*"
+  expect_regex 'expire_wheel_max_lateness_ms:[0-9]+'
 }

@@ -14,11 +14,18 @@
 //
 // --no-keyspace is for step 01, which has no keys: PING/ECHO instead.
 // Exit status: 0 passed, 1 failed (the first mismatch on stderr).
-// The packages are installed by tests/clients/install.sh; run.sh runs this.
+// The packages are installed by tests/clients/install.sh outside the source
+// tree, in build/clients/node_modules; run.sh runs this and says where in
+// NODE_CLIENTS_DIR. An import() of a bare name would look beside this file.
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
-const require = createRequire(import.meta.url);
+const CLIENTS_DIR = process.env.NODE_CLIENTS_DIR ||
+                    fileURLToPath(new URL('../../build/clients', import.meta.url));
+const require = createRequire(join(CLIENTS_DIR, 'package.json'));
+const load = (name) => import(pathToFileURL(require.resolve(name)).href);
 const PIPELINE = 200;
 // A value with every byte a text protocol could trip on.
 const BINARY = Buffer.from('a\0b\r\nc\n\r$-1\r\n*2\r\n\xff', 'latin1');
@@ -42,7 +49,7 @@ function watchErrors(client) {
 // ---- ioredis ----------------------------------------------------------------
 
 async function ioredis(port, keyspace, expiry) {
-    const { default: Redis } = await import('ioredis');
+    const { default: Redis } = await load('ioredis');
     const r = new Redis(port, '127.0.0.1');
     const failed = watchErrors(r);
     const run = async () => {
@@ -82,7 +89,7 @@ function field(hello, name) {
 // ---- node-redis ---------------------------------------------------------------
 
 async function nodeRedis(port, keyspace, expiry, resp) {
-    const { createClient, RESP_TYPES } = await import('redis');
+    const { createClient, RESP_TYPES } = await load('redis');
     const options = { url: `redis://127.0.0.1:${port}` };
     if (resp) options.RESP = resp; // only for the extra RESP2 run
     const client = createClient(options);

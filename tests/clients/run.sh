@@ -9,7 +9,8 @@
 #
 #   hiredis      hiredis_client.c   (libhiredis-dev; RESP2, and RESP3 if hiredis >= 1.0)
 #   redis-py     python_client.py   (Debian's python3-redis; RESP3 if redis-py >= 5)
-#   ioredis      node_client.mjs    (npm, installed by install.sh; RESP3 by default)
+#   ioredis      node_client.mjs    (npm, installed by install.sh into
+#                                    build/clients/node_modules; RESP3 by default)
 #   node-redis   node_client.mjs    (npm `redis`; RESP3 by default, and once with RESP: 2)
 #
 # Usage:
@@ -27,6 +28,8 @@ ROOT=$(cd "$HERE/../.." && pwd)
 . "$HERE/../helpers/port.sh" # pick_port, wait_for_pong
 PYTHON=/usr/bin/python3 # Debian's python3-redis lives there, whatever PATH says
 CLIENT_TIMEOUT=60
+# Where install.sh put the npm packages, outside the source tree.
+export NODE_CLIENTS_DIR=${NODE_CLIENTS_DIR:-$ROOT/build/clients}
 
 usage() {
   echo "usage: $0 SERVER [--no-keyspace | --expiry]" >&2
@@ -157,9 +160,9 @@ node_tests() {
     why="node not found (install Node.js 20 or later)"
   elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
     why="node $(node --version) is too old: ioredis 6 and redis 6 need Node.js 20"
-  elif [ ! -f "$HERE/node_modules/ioredis/package.json" ] ||
-    [ ! -f "$HERE/node_modules/redis/package.json" ]; then
-    why="npm packages not installed (run tests/clients/install.sh)"
+  elif [ ! -f "$NODE_CLIENTS_DIR/node_modules/ioredis/package.json" ] ||
+    [ ! -f "$NODE_CLIENTS_DIR/node_modules/redis/package.json" ]; then
+    why="npm packages not in $NODE_CLIENTS_DIR/node_modules (run tests/clients/install.sh)"
   fi
   if [ -n "$why" ]; then
     for c in "${names[@]}"; do skip "$c" "$why"; done

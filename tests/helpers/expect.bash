@@ -15,6 +15,8 @@
 #   send_typed ARGS...    the same with redis-cli --no-raw: (integer) 1, (nil)
 #   send_raw BYTES [OPT]  BYTES (\r \n \t \\ \0 \xHH written out) on a new
 #                         connection, through rawio.py with its options
+#   send_multibulk N ARGS...  ARGS (escapes as send_raw's) as one multibulk
+#                         request on a new connection, read until N bytes came
 #   send_as WHAT CMD...   any other command; WHAT says what it sends
 # Checking (each returns 1, after printing the exchange, on a mismatch):
 #   expect_reply TEXT     the reply is exactly TEXT
@@ -22,6 +24,9 @@
 #   expect_match GLOB     the reply matches the shell pattern GLOB
 #   expect_no_match GLOB  the reply does not match GLOB
 #   expect_regex REGEX    the reply matches the extended regular expression
+#   expect_contains TEXT  the reply contains TEXT, every character literal
+#   expect_prefix TEXT    the reply begins with TEXT
+#   expect_suffix TEXT    the reply ends with TEXT
 #   expect_status N       the command exited with status N
 #   expect_failure        the command exited with a status other than 0
 #   expect_eq WHAT GOT WANT        a value computed from replies equals WANT
@@ -47,6 +52,27 @@ visible() {
 
 # quote_args ARGS...: the arguments as you would type them in a shell.
 quote_args() {
+  local QUOTED
+  set_quoted "$@"
+  printf '%s' "$QUOTED"
+}
+
+# set_quoted ARGS...: quote_args's text, left in QUOTED. It is quick because
+# send runs it for every command, and tests that send a dozen commands after
+# setting a TTL in seconds need the time: under bats a subshell costs about
+# 5 ms (as much as the redis-cli call), and so does a loop over the
+# arguments (bats traps every command), so the usual case, no argument that
+# needs quotes, is one test of them all joined by \x1f.
+set_quoted() {
+  local IFS=$'\x1f' joined seps
+  joined="$*"
+  seps=${joined//[^$'\x1f']/} # one between each two arguments, unless one holds a \x1f
+  if [[ -n "$joined" && ${#seps} -eq $(($# - 1)) &&
+    "$joined" != *[[:space:]\"\'\\\$]* && "${joined//$'\x1f'/}" != *[^[:print:]]* &&
+    "$joined" != *$'\x1f\x1f'* && "$joined" != $'\x1f'* && "$joined" != *$'\x1f' ]]; then
+    QUOTED=${joined//$'\x1f'/ }
+    return 0
+  fi
   local a out=()
   for a in "$@"; do
     if [ -z "$a" ] || [[ "$a" == *[[:space:]\"\'\\\$]* ]] || [[ "$a" == *[^[:print:]]* ]]; then
@@ -56,16 +82,18 @@ quote_args() {
     fi
   done
   local IFS=' '
-  printf '%s' "${out[*]}"
+  QUOTED="${out[*]}"
 }
 
 send() {
-  SENT="redis-cli $(quote_args "$@")"
+  set_quoted "$@"
+  SENT="redis-cli $QUOTED"
   run rcli "$@"
 }
 
 send_typed() {
-  SENT="redis-cli --no-raw $(quote_args "$@")"
+  set_quoted "$@"
+  SENT="redis-cli --no-raw $QUOTED"
   run r "$@"
 }
 
@@ -74,6 +102,17 @@ send_raw() {
   shift
   SENT="$(visible "$(printf '%b' "$bytes")") as raw bytes${*:+ (rawio.py $*)}"
   run raw "$@" < <(printf '%b' "$bytes")
+}
+
+send_multibulk() {
+  local n=$1 a shown=()
+  shift
+  # The arguments as written: their backslash escapes are what rawio.py decodes.
+  for a in "$@"; do
+    if [ -z "$a" ] || [[ "$a" == *[[:space:]\"]* ]]; then shown+=("\"$a\""); else shown+=("$a"); fi
+  done
+  SENT="${shown[*]} as one multibulk request (rawio.py --expect $n)"
+  run raw --expect "$n" -- "$@"
 }
 
 send_as() {
@@ -97,10 +136,15 @@ expect_reply() {
   [ "${output-}" = "$1" ] || fail_exchange "$(visible "$1")"
 }
 
+# The shell drops the final newlines of a command's output, so both sides
+# are compared, and shown, without them: "+OK\r" stands for "+OK\r\n".
 expect_bytes() {
   local want
   want=$(printf '%b' "$1")
-  [ "${output-}" = "$want" ] || fail_exchange "$(visible "$want")"
+  [ "${output-}" = "$want" ] && return 0
+  fail_exchange "$(visible "$want")"
+  echo "          (final newlines are not shown, on either side)" >&2
+  return 1
 }
 
 expect_match() {
@@ -115,6 +159,18 @@ expect_no_match() {
 
 expect_regex() {
   [[ "${output-}" =~ $1 ]] || fail_exchange "a reply matching the regular expression $(visible "$1")"
+}
+
+expect_contains() {
+  [[ "${output-}" == *"$1"* ]] || fail_exchange "a reply containing $(visible "$1")"
+}
+
+expect_prefix() {
+  [[ "${output-}" == "$1"* ]] || fail_exchange "a reply beginning with $(visible "$1")"
+}
+
+expect_suffix() {
+  [[ "${output-}" == *"$1" ]] || fail_exchange "a reply ending with $(visible "$1")"
 }
 
 expect_status() {

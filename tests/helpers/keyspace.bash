@@ -1,22 +1,22 @@
 # keyspace.bash -- helpers for suites that fill the server with many keys and
 # wait for them to expire: load_keys, wait_dbsize, and pipe_commands under
 # them. server.bash loads this file; everything here talks to the suite's
-# server on $PORT through rcli, and on failure says on stderr what it sent,
-# what it expected and what it received.
+# server on $PORT through rcli, records what it sends in SENT, and on failure
+# prints the sent:/expected:/received: lines of expect.bash's fail_exchange.
+# (`status='' fail_exchange`: these run outside bats's `run`, so the status of
+# the test's last `run` says nothing about them.)
 
 # pipe_commands N WHAT: send stdin, N commands (RESP or inline), through
 # `redis-cli --pipe` in one go, and require N replies and no error reply.
 # WHAT names the commands in the failure message ("SET k:0..k:99 v PX 100").
 pipe_commands() {
   local n=$1 what=$2 out
+  SENT="$n commands ($what) through redis-cli --pipe"
   # --pipe prints the error replies and a summary line, "errors: E, replies:
   # R", and exits 1 if E > 0 (so `|| true`: the summary says more).
   out=$(rcli --pipe 2>&1) || true
   grep -qx "errors: 0, replies: $n" <<<"$out" && return 0
-  echo "sent $n commands ($what) through redis-cli --pipe;" \
-    "expected \"errors: 0, replies: $n\", received:" >&2
-  head -20 <<<"$out" >&2
-  return 1
+  status='' fail_exchange "a line \"errors: 0, replies: $n\"" "$(visible "$(head -20 <<<"$out")")"
 }
 
 # load_keys PREFIX N [SET-OPTIONS...]: SET PREFIX:0 .. PREFIX:N-1 to "v",
@@ -40,13 +40,15 @@ load_keys() {
 # once WITHIN_MS milliseconds have passed, with the last answer seen.
 wait_dbsize() {
   local want=$1 within_ms=$2 seen deadline
+  # shellcheck disable=SC2034 # fail_exchange (expect.bash) reads SENT
+  SENT="redis-cli DBSIZE, every 20 ms for $within_ms ms"
   deadline=$(($(now_ms) + within_ms))
   while :; do
     seen=$(rcli dbsize 2>&1) || true # a dead server: say what redis-cli said
     [ "$seen" = "$want" ] && return 0
     if [ "$(now_ms)" -ge "$deadline" ]; then
-      echo "sent DBSIZE every 20 ms for $within_ms ms; expected $want, last received '$seen'" >&2
-      return 1
+      status='' fail_exchange "$(visible "$want") within $within_ms ms" "$(visible "$seen") (the last answer)"
+      return
     fi
     sleep 0.02
   done

@@ -32,11 +32,17 @@ setup() {
   fi
 }
 
+# expect_hostile_ok: hostile.py exited 0 and its last line is "ok" (it
+# prints what went wrong otherwise, which expect_status shows).
+expect_hostile_ok() {
+  expect_status 0
+  expect_eq "hostile.py's last line" "${output##*$'\n'}" ok
+}
+
 hostile() { # hostile SCENARIO [N]: run it against the suite's server
-  run "$PYTHON" "$HOSTILE" "$1" "$PORT" "$SERVER_PID" "${@:2}"
+  send_as "hostile.py $* against the suite's server" "$PYTHON" "$HOSTILE" "$1" "$PORT" "$SERVER_PID" "${@:2}"
   echo "$output" | grep -v '^ok$' | sed 's/^/# /' >&3
-  [ "$status" -eq 0 ]
-  [ "${lines[-1]}" = ok ]
+  expect_hostile_ok
 }
 
 slow_build() { [ -n "${VALGRIND:-}" ]; }
@@ -73,23 +79,24 @@ own_server() {
 }
 
 own_server_stop() {
-  local status=0
+  local code=0 status=0 # status: fail_exchange must not print hostile.py's
   kill -TERM "$OWN_PID" 2>/dev/null
-  wait "$OWN_PID" || status=$?
-  if [ "$status" -ne 0 ]; then
-    echo "the server exited with status $status (139: segmentation fault; 99: valgrind" \
-      "found an error; 1 with a sanitizer report); its output:" >&2
+  wait "$OWN_PID" || code=$?
+  if [ "$code" -ne 0 ]; then
+    SENT="SIGTERM to the test's own server (pid $OWN_PID), after: $SENT"
+    fail_exchange "exit status 0" \
+      "exit status $code (139: segmentation fault; 99: valgrind found an error; 1 with a sanitizer report)" || true
+    echo "its output:" >&2
     tail -40 "$OWN_LOG" >&2
     return 1
   fi
 }
 
 own_hostile() { # own_hostile SCENARIO [N]: run it against own_server's server
-  run "$PYTHON" "$HOSTILE" "$1" "$OWN_PORT" "$OWN_PID" "${@:2}"
+  send_as "hostile.py $* against a server of the test's own" "$PYTHON" "$HOSTILE" "$1" "$OWN_PORT" "$OWN_PID" "${@:2}"
   echo "$output" | grep -v '^ok$' | sed 's/^/# /' >&3
   own_server_stop
-  [ "$status" -eq 0 ]
-  [ "${lines[-1]}" = ok ]
+  expect_hostile_ok
 }
 
 @test "10,000 concurrent connections, each served" {
@@ -144,8 +151,8 @@ own_hostile() { # own_hostile SCENARIO [N]: run it against own_server's server
 }
 
 @test "after all of it, the server still answers and holds only the suite's client" {
-  run rcli ping
-  [ "$output" = PONG ]
-  run rcli info clients
-  [[ "$output" == *"connected_clients:1"* ]]
+  send ping
+  expect_reply PONG
+  send info clients
+  expect_match "*connected_clients:1*"
 }

@@ -2,15 +2,16 @@
 #
 # make exercise STEP=NN EX=K [SERVER=path|workspace|redis-server]: run the
 # grader of exercise K of chapter NN (tests/exercises/NN-name/exK.bats)
-# against SERVER, by default this step's build (build/NN-name/server, where an
-# exercise done in steps/NN-name lands after make); SERVER=workspace grades
-# workspace/NN-name/ (built as workspace.mk says).
+# against SERVER: by default your workspace for it, workspace/NN-name-exK/
+# (make workspace STEP=NN EX=K), built as workspace.mk says, when it exists;
+# else this step's own build, build/NN-name/server, which the grader fails.
 # make exercise-check: every grader against its solution (docs/solutions/),
 # the unmodified step and a real redis-server (make test runs it too). It
 # builds the solutions with the Makefile's flags (make print-build-vars).
 
 .PHONY: exercise exercise-check
-exercise: check-deps all
+EXERCISE_NEEDS ?= all
+exercise: check-deps $(EXERCISE_NEEDS)
 	@BUILD=$(BUILD) bash tests/exercises/grade.sh "$(STEP)" "$(EX)" "$(SERVER)"
 
 exercise-check: check-deps all

@@ -5,8 +5,9 @@
 
 One entry per C file under common/, steps/*/, workspace/*/ and tests/, with
 the include paths the Makefile uses, so "go to definition" works in every
-step (each step sees common/ and its own directory), and, for a step's files,
-the step's name as the Makefile passes it (-DSTEP_NAME="NN-name").
+step (each step sees common/ and its own directory; a workspace, its own
+directory first), and, for a step's files, the step's name as the Makefile
+passes it (-DSTEP_NAME="NN-name").
 """
 import glob
 import json
@@ -29,10 +30,17 @@ def add(path, includes, step=None):
 
 for f in sorted(glob.glob("common/*.c")):
     add(f, ["common"])
-for d in sorted(glob.glob("steps/*/")) + sorted(glob.glob("workspace/*/")):
+for d in sorted(glob.glob("steps/*/")):
     step = os.path.basename(d.rstrip("/"))
     for f in sorted(glob.glob(d + "*.c")):
         add(f, ["common", d.rstrip("/")], step)
+# A workspace's own headers come first; chapter 01's holds a copy of common/
+# (its net.h says so) and sees nothing else, as workspace.mk builds it.
+for d in sorted(glob.glob("workspace/*/")):
+    step = os.path.basename(d.rstrip("/"))
+    own_common = os.path.exists(d + "net.h")
+    for f in sorted(glob.glob(d + "*.c")):
+        add(f, [d.rstrip("/")] + ([] if own_common else ["common"]), step)
 for f in sorted(glob.glob("tests/unit/*.c")):
     add(f, ["common"])
 for d in sorted(glob.glob("tests/[0-9][0-9]-*/")):

@@ -2,7 +2,8 @@
 # deps.sh -- find, and on Debian/Ubuntu install, the tools the tests need.
 #
 #   deps.sh check     install only what is missing (used by make test)
-#   deps.sh install   same, but say so even when nothing is missing
+#   deps.sh install   the tests' tools and the benchmarks' (docs/scripts/ use
+#                     those too), saying so even when nothing is missing
 #   deps.sh bench     the same for the benchmarks' tools (used by make bench)
 #
 # Building and running a server needs only a C compiler and make. The tests
@@ -48,7 +49,8 @@ BENCH_TOOLS=(
   "header-xxhash:libxxhash-dev"
 )
 case $MODE in
-  check | install) REQUIRED=("${TEST_TOOLS[@]}") WHO=tests AGAIN="make test" ;;
+  check) REQUIRED=("${TEST_TOOLS[@]}") WHO=tests AGAIN="make test" ;;
+  install) REQUIRED=("${TEST_TOOLS[@]}" "${BENCH_TOOLS[@]}") WHO="tests and scripts" AGAIN="make deps" ;;
   bench) REQUIRED=("${BENCH_TOOLS[@]}") WHO=benchmarks AGAIN="make bench" ;;
   *)
     echo "usage: deps.sh check|install|bench" >&2
@@ -86,7 +88,7 @@ node_clients() {
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
-  [ "$MODE" = install ] && echo "deps: every test tool is installed"
+  [ "$MODE" = install ] && echo "deps: every tool of the tests, benchmarks and scripts is installed"
   node_clients
   exit 0
 fi

@@ -4,8 +4,12 @@
 #   stepdiff.sh "" AA BB      step AA against step BB
 # A stat header first, then the unified diff. Build output is never in
 # steps/, and untracked files are left out, so the diff is the chapter.
+# In a terminal the whole of it goes through one pager (git's: GIT_PAGER,
+# core.pager, PAGER, else less), in colour; git would otherwise open its own
+# pager twice, once for the stat and once for the diff.
 set -eu
 cd "$(dirname "$0")/../.."
+pager=$(git var GIT_PAGER 2>/dev/null || echo less)
 
 resolve() { # "4", "04" or "04-expiry-lazy" -> steps/04-expiry-lazy
   local want=$1 d
@@ -42,7 +46,15 @@ for d in "$from" "$to"; do
   done
 done
 cd "$tmp"
-echo "# $(basename "$from") -> $(basename "$to")"
-git diff --no-index --stat=100 "$(basename "$from")" "$(basename "$to")" || true
-echo
-git diff --no-index "$(basename "$from")" "$(basename "$to")" || true
+show() { # show COLOUR: the header, the stat and the diff, on stdout
+  echo "# $(basename "$from") -> $(basename "$to")"
+  git --no-pager diff --no-index "--color=$1" --stat=100 "$(basename "$from")" "$(basename "$to")" || true
+  echo
+  git --no-pager diff --no-index "--color=$1" "$(basename "$from")" "$(basename "$to")" || true
+}
+if [ -t 1 ]; then
+  # less needs -R for colour; git gives it FRX the same way when LESS is unset.
+  show always | LESS=${LESS-FRX} LV=${LV--c} sh -c "$pager"
+else
+  show never
+fi

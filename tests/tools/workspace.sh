@@ -1,36 +1,105 @@
 #!/usr/bin/env bash
-# workspace.sh -- start writing step NN yourself.
-#   workspace.sh NN
-# Copies step NN-1 (the step before the chapter) to workspace/NN-name/, which
-# git ignores, and refuses to overwrite work already there. Then build and
-# grade it with: make test STEP=NN SERVER=workspace
+# workspace.sh -- start writing a chapter, or one of its exercises, yourself.
+#   workspace.sh NN        the chapter: workspace/NN-name/
+#   workspace.sh NN K      exercise K of chapter NN: workspace/NN-name-exK/
+# Creates the workspace (git ignores workspace/) and refuses to overwrite work
+# already there. What a chapter's workspace starts from:
+#   01  steps/01-resp/ and all of common/, with the files chapter 01 teaches
+#       (SKELETONS_01) reduced to skeletons: it builds from these copies only
+#   02  steps/02-get-set/ (step 01's files and the chapter's new ones), with
+#       the hash table and the keyspace (SKELETONS_02) reduced to skeletons;
+#       it links common/, chapter 01's library, as every later step does
+#   03+ a copy of the step before the chapter
+# A skeleton keeps a file's types, signatures and contract comments and turns
+# every function body into a stub that aborts with "not written yet"
+# (tests/tools/skeleton.py); skeletons are made here, from the real files, and
+# never stored. An exercise's workspace is a copy of the chapter's step.
+# workspace.mk builds and grades a workspace: make grade STEP=NN.
 set -eu
 cd "$(dirname "$0")/../.."
+PYTHON=$(command -v /usr/bin/python3 || command -v python3)
+SKELETONS_01="resp.c reply.c event_loop.c el_epoll.c el_poll.c net.c"
+SKELETONS_02="dict.c keyspace.c"
+
 want=${1:-}
-[ -n "$want" ] || { echo "usage: make workspace STEP=NN" >&2; exit 2; }
+ex=${2:-}
+[ -n "$want" ] || { echo "usage: make workspace STEP=NN [EX=K]" >&2; exit 2; }
 [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
 target=""
 prev=""
 for d in steps/*/; do
   d=$(basename "$d")
-  if [ "${d%%-*}" = "${want%%-*}" ]; then target=$d; break; fi
+  if [ "$d" = "$want" ] || [ "${d%%-*}" = "${want%%-*}" ]; then target=$d; break; fi
   prev=$d
 done
-[ -n "$target" ] || { echo "no step $1 (steps: $(ls steps | tr '\n' ' '))" >&2; exit 2; }
-[ -n "$prev" ] || { echo "step $target is the first step: write it from scratch in workspace/$target/, then grade it" >&2; exit 2; }
-dest="workspace/$target"
+[ -n "$target" ] || { echo "no step $want (steps: $(ls steps | tr '\n' ' '))" >&2; exit 2; }
+num=${target%%-*}
+dest="workspace/$target${ex:+-ex$ex}"
 if [ -e "$dest" ]; then
   echo "$dest already exists: not overwriting your work. Move it away to start over." >&2
   exit 1
 fi
+
+# strip DOC DIR FILE...: replace each DIR/FILE by its skeleton.
+strip() {
+  local doc=$1 dir=$2 f
+  shift 2
+  for f in "$@"; do
+    "$PYTHON" tests/tools/skeleton.py "$doc" "$dir/$f" "$dest/$f" >/dev/null
+  done
+}
+
+# Build the workspace in a temporary directory first, so that a failure
+# leaves nothing half made.
 mkdir -p workspace
-cp -r "steps/$prev" "$dest"
-cat <<MSG
-Created $dest: a copy of steps/$prev, the step before chapter ${target%%-*}.
+tmp=$(mktemp -d "workspace/.$target.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+final=$dest
+dest=$tmp
+if [ -n "$ex" ]; then
+  cp -r "steps/$target/." "$dest"
+  from="a copy of steps/$target"
+  compare="diff -ru steps/$target $final"
+elif [ "$num" = 01 ]; then
+  cp -r common/. "steps/$target/." "$dest"
+  # shellcheck disable=SC2086 # the list is file names without spaces
+  strip "docs/$target.md" common $SKELETONS_01
+  from="steps/$target/ and common/, with skeletons of: $SKELETONS_01"
+  compare="for f in $SKELETONS_01; do diff -u common/\$f $final/\$f; done"
+elif [ "$num" = 02 ]; then
+  cp -r "steps/$target/." "$dest"
+  # shellcheck disable=SC2086
+  strip "docs/$target.md" "steps/$target" $SKELETONS_02
+  from="steps/$target/, with skeletons of: $SKELETONS_02 (it links common/, chapter 01's code)"
+  compare="diff -ru steps/$target $final"
+else
+  cp -r "steps/$prev/." "$dest"
+  from="a copy of steps/$prev, the step before chapter $num"
+  compare="diff -ru steps/$target $final"
+fi
+mv "$dest" "$final"
+trap - EXIT
+dest=$final
+
+if [ -n "$ex" ]; then
+  cat <<MSG
+Created $dest: $from.
 Now:
-  1. read docs/$target.md and change $dest/ until it does what the chapter describes
-     (the chapter's finished step is steps/$target/, if you want to peek);
-  2. grade it:  make test STEP=${target%%-*} SERVER=workspace
-     (builds $dest with the project's flags and runs the suites of steps 01..${target%%-*});
-  3. compare with the reference:  diff -ru steps/$target $dest
+  1. read exercise $ex in docs/$target.md ("Exercises") and change $dest/;
+  2. grade it:  make exercise STEP=$num EX=$ex
+     (builds $dest, linked with common/, and runs the exercise's grader);
+  3. compare with the step:  $compare
+MSG
+  exit 0
+fi
+cat <<MSG
+Created $dest: $from.
+Now:
+  1. read docs/$target.md and write $dest/ until it does what the chapter
+     describes (the finished step is steps/$target/, if you want to peek);
+  2. grade it:  make grade STEP=$num
+     (builds $dest with the project's flags, FASTPATH=0, into
+     build/workspace/$target/, and runs the chapter's stages in order, stopping at
+     the first that fails; make run STEP=$num SERVER=workspace starts your server);
+  3. compare with the reference:  $compare
 MSG

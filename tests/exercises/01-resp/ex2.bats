@@ -14,12 +14,6 @@ load ../../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-# send_and_quit BYTES: send a request on a new connection, then QUIT, and
-# print everything the server answered (QUIT closes, so raw stops there).
-send_and_quit() {
-  raw --close-expected < <(printf '%sQUIT\r\n' "$1")
-}
-
 # The payload of the first bulk or verbatim reply in the text on stdin,
 # checking that its declared length is right. Prints nothing if it is wrong.
 first_bulk_payload() {
@@ -43,90 +37,110 @@ hold_connection() {
   local fd reply
   exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
   printf -v "$1" '%s' "$fd"
+  SENT="CLIENT SETNAME $2 on a connection held open"
   printf 'CLIENT SETNAME %s\r\n' "$2" >&"$fd"
   read -r -t 5 -u "$fd" reply
-  [ "${reply%$'\r'}" = "+OK" ]
+  expect_eq "its reply" "${reply%$'\r'}" "+OK"
 }
 
+# expect_client_line ID ERE: the first bulk payload in $output has a line
+# for client ID (one that starts "id=ID ") and that line matches ERE.
+expect_client_line() {
+  printf '%s' "$output" | first_bulk_payload | grep -E "^id=$1 " | grep -qE "$2" ||
+    fail_exchange "a bulk reply with a line \"id=$1 ...\" matching $(visible "$2")"
+}
+
+# list_payload_od: CLIENT LIST on a new connection; its payload as od -c
+# shows it, blanks and line ends removed (a newline is the two characters \n).
+list_payload_od() {
+  raw --close-expected < <(printf 'CLIENT LIST\r\nQUIT\r\n') | first_bulk_payload | od -An -c | tr -d ' \n'
+}
+
+# name_count NAME: how many lines of $output (a CLIENT LIST) carry name=NAME.
+name_count() { grep -cE " name=$1( |\$)" <<<"$output"; }
+
 @test "CLIENT LIST is a bulk string of lines, each ending in a newline" {
-  out=$(send_and_quit $'CLIENT LIST\r\n' | first_bulk_payload | od -An -c | tr -d ' \n')
+  send_as "CLIENT LIST, then QUIT, as raw bytes; the bulk reply's payload shown by od -c" list_payload_od
   # The payload is not empty and its last byte is \n (od prints it as "\n").
-  [ -n "$out" ]
-  [[ "$out" == *'\n' ]]
-  [[ "$out" != *'\r'* ]]
+  expect_match '?*'
+  expect_suffix '\n'
+  expect_no_match '*\\r*'
 }
 
 @test "every line has Redis's shape: id=N first, then fd=N, then name=" {
-  run rcli client list
-  [ "$status" -eq 0 ]
-  [ -n "$output" ]
+  send client list
+  expect_status 0
+  expect_match '?*'
   while IFS= read -r line; do
-    [[ "$line" =~ $LINE_RE ]] || { echo "bad line: $line"; return 1; }
+    [[ "$line" =~ $LINE_RE ]] || fail_exchange "every line matching $(visible "$LINE_RE")" "the line $(visible "$line")"
   done <<<"$output"
 }
 
 @test "the line of the asking client carries its CLIENT ID" {
-  reply=$(send_and_quit $'CLIENT ID\r\nCLIENT LIST\r\n')
-  id=$(printf '%s' "$reply" | head -1 | tr -d ':\r')
-  [[ "$id" =~ ^[0-9]+$ ]]
-  printf '%s' "$reply" | first_bulk_payload | grep -qE "^id=$id "
+  send_raw 'CLIENT ID\r\nCLIENT LIST\r\nQUIT\r\n' --close-expected
+  id=$(printf '%s' "$output" | head -1 | tr -d ':\r')
+  expect_num "the CLIENT ID reply" "$id" -ge 0
+  expect_client_line "$id" '^'
 }
 
 @test "name= is empty before CLIENT SETNAME and the name after it" {
-  reply=$(send_and_quit $'CLIENT ID\r\nCLIENT LIST\r\n')
-  id=$(printf '%s' "$reply" | head -1 | tr -d ':\r')
-  printf '%s' "$reply" | first_bulk_payload | grep -E "^id=$id " | grep -qE ' name=( |$)'
-  reply=$(send_and_quit $'CLIENT SETNAME grader-me\r\nCLIENT ID\r\nCLIENT LIST\r\n')
-  id=$(printf '%s' "$reply" | sed -n 2p | tr -d ':\r')
-  printf '%s' "$reply" | first_bulk_payload | grep -E "^id=$id " | grep -qE ' name=grader-me( |$)'
+  send_raw 'CLIENT ID\r\nCLIENT LIST\r\nQUIT\r\n' --close-expected
+  id=$(printf '%s' "$output" | head -1 | tr -d ':\r')
+  expect_client_line "$id" ' name=( |$)'
+  send_raw 'CLIENT SETNAME grader-me\r\nCLIENT ID\r\nCLIENT LIST\r\nQUIT\r\n' --close-expected
+  id=$(printf '%s' "$output" | sed -n 2p | tr -d ':\r')
+  expect_client_line "$id" ' name=grader-me( |$)'
 }
 
 @test "every connected client is listed exactly once, oldest first, with its own fd" {
   hold_connection c1 held-1
   hold_connection c2 held-2
   hold_connection c3 held-3
-  run rcli client list
+  send client list
   held=$(grep -E ' name=held-[123]( |$)' <<<"$output")
-  [ "$(grep -c . <<<"$held")" -eq 3 ]
+  expect_num "lines with name=held-1, -2 or -3" "$(grep -c . <<<"$held")" -eq 3
   # In connection order: held-1, held-2, held-3, with increasing ids.
-  [ "$(sed -E 's/.* name=([^ ]*).*/\1/' <<<"$held" | tr '\n' ' ')" = "held-1 held-2 held-3 " ]
+  expect_eq "their names, in list order" "$(sed -E 's/.* name=([^ ]*).*/\1/' <<<"$held" | tr '\n' ' ')" "held-1 held-2 held-3 "
   ids=$(sed -E 's/^id=([0-9]+) .*/\1/' <<<"$held")
-  [ "$ids" = "$(sort -n <<<"$ids")" ]
+  expect_eq "their ids, in list order" "$ids" "$(sort -n <<<"$ids")"
   # Each has a descriptor of its own.
   fds=$(sed -E 's/.* fd=([0-9]+) .*/\1/' <<<"$held")
-  [ "$(sort -u <<<"$fds" | grep -c .)" -eq 3 ]
+  expect_num "distinct fd= values among them" "$(sort -u <<<"$fds" | grep -c .)" -eq 3
   exec {c1}>&- {c2}>&- {c3}>&-
 }
 
 @test "a client that disconnects leaves the list" {
   hold_connection c1 leaving-1
   hold_connection c2 staying-2
-  [ "$(rcli client list | grep -cE ' name=leaving-1( |$)')" -eq 1 ]
+  send client list
+  expect_num "lines with name=leaving-1" "$(name_count leaving-1)" -eq 1
   exec {c1}>&-
   # The server notices the close on its next turn of the loop.
   for _ in $(seq 1 50); do
     [ "$(rcli client list | grep -cE ' name=leaving-1( |$)')" -eq 0 ] && break
     sleep 0.05
   done
-  [ "$(rcli client list | grep -cE ' name=leaving-1( |$)')" -eq 0 ]
-  [ "$(rcli client list | grep -cE ' name=staying-2( |$)')" -eq 1 ]
+  send client list
+  expect_num "lines with name=leaving-1, after it closed" "$(name_count leaving-1)" -eq 0
+  expect_num "lines with name=staying-2" "$(name_count staying-2)" -eq 1
   exec {c2}>&-
 }
 
 @test "in RESP3 the reply is a verbatim txt string" {
-  reply=$(send_and_quit $'HELLO 3\r\nCLIENT LIST\r\n')
-  [[ "$reply" == *$'\r\n='[0-9]*$'\r\ntxt:id='* ]]
-  printf '%s' "$reply" | sed -n '/^=/,$p' | first_bulk_payload | grep -qE '^txt:id=[0-9]+ '
+  send_raw 'HELLO 3\r\nCLIENT LIST\r\nQUIT\r\n' --close-expected
+  expect_match $'*\r\n=[0-9]*\r\ntxt:id=*'
+  printf '%s' "$output" | sed -n '/^=/,$p' | first_bulk_payload | grep -qE '^txt:id=[0-9]+ ' ||
+    fail_exchange "a verbatim reply, its length right, its payload starting \"txt:id=N \""
 }
 
 @test "an argument after LIST that is not an option is a syntax error" {
-  run rcli client list nonsense
-  [ "$output" = "ERR syntax error" ]
+  send client list nonsense
+  expect_reply "ERR syntax error"
 }
 
 @test "the other CLIENT subcommands still answer" {
-  run rcli client id
-  [[ "$output" =~ ^[0-9]+$ ]]
-  run rcli client
-  [ "$output" = "ERR wrong number of arguments for 'client' command" ]
+  send client id
+  expect_regex '^[0-9]+$'
+  send client
+  expect_reply "ERR wrong number of arguments for 'client' command"
 }

@@ -14,48 +14,48 @@ teardown_file() { stop_server; }
 
 @test "STRLEN of a key holding hello is 5, as an integer reply" {
   rcli set "$(key)" hello
-  run raw --expect 4 -- STRLEN "$(key)"
-  [ "$output" = "$(printf ':5\r\n')" ]
+  send_multibulk 4 STRLEN "$(key)"
+  expect_bytes ':5\r\n'
 }
 
 @test "STRLEN of a missing key is 0, and creates nothing" {
-  run raw --expect 4 -- STRLEN "$(key missing)"
-  [ "$output" = "$(printf ':0\r\n')" ]
-  run rcli --no-raw get "$(key missing)"
-  [ "$output" = "(nil)" ]
+  send_multibulk 4 STRLEN "$(key missing)"
+  expect_bytes ':0\r\n'
+  send_typed get "$(key missing)"
+  expect_reply "(nil)"
 }
 
 @test "STRLEN of an empty value is 0" {
   rcli set "$(key)" ""
-  run rcli strlen "$(key)"
-  [ "$output" = "0" ]
+  send strlen "$(key)"
+  expect_reply "0"
 }
 
 @test "STRLEN counts bytes, not characters, NUL, CR and LF included" {
   rcli set "$(key utf8)" "é"
-  run rcli strlen "$(key utf8)"
-  [ "$output" = "2" ]
+  send strlen "$(key utf8)"
+  expect_reply "2"
   raw --expect 5 -- SET "$(key bin)" 'a\x00b\r\nc' >/dev/null
-  run rcli strlen "$(key bin)"
-  [ "$output" = "6" ]
+  send strlen "$(key bin)"
+  expect_reply "6"
 }
 
 @test "STRLEN follows overwrites" {
   rcli set "$(key)" "a longer value"
   rcli set "$(key)" "short"
-  run rcli strlen "$(key)"
-  [ "$output" = "5" ]
+  send strlen "$(key)"
+  expect_reply "5"
 }
 
 @test "STRLEN of a 1 MB value is 1048576" {
   head -c 1048576 /dev/zero | tr '\0' 'x' | rcli -x set "$(key)" >/dev/null
-  run rcli strlen "$(key)"
-  [ "$output" = "1048576" ]
+  send strlen "$(key)"
+  expect_reply "1048576"
 }
 
 @test "STRLEN takes exactly one key" {
-  run rcli strlen
-  [ "$output" = "ERR wrong number of arguments for 'strlen' command" ]
-  run rcli strlen a b
-  [ "$output" = "ERR wrong number of arguments for 'strlen' command" ]
+  send strlen
+  expect_reply "ERR wrong number of arguments for 'strlen' command"
+  send strlen a b
+  expect_reply "ERR wrong number of arguments for 'strlen' command"
 }

@@ -17,64 +17,66 @@ teardown_file() { stop_server; }
 
 @test "APPEND answers the new length: hello + ' world' is 11" {
   rcli set "$(key)" hello
-  run raw --expect 5 -- APPEND "$(key)" " world"
-  [ "$output" = "$(printf ':11\r\n')" ]
-  run rcli get "$(key)"
-  [ "$output" = "hello world" ]
+  send_multibulk 5 APPEND "$(key)" " world"
+  expect_bytes ':11\r\n'
+  send get "$(key)"
+  expect_reply "hello world"
 }
 
 @test "APPEND to a missing key creates it: APPEND new abc is 3" {
   before=$(rcli dbsize)
-  run rcli append "$(key)" abc
-  [ "$output" = "3" ]
-  [ "$(rcli get "$(key)")" = "abc" ]
-  [ "$(rcli dbsize)" -eq $((before + 1)) ]
+  send append "$(key)" abc
+  expect_reply "3"
+  send get "$(key)"
+  expect_reply "abc"
+  send dbsize
+  expect_num DBSIZE "$output" -eq $((before + 1))
 }
 
 @test "an empty APPEND to a missing key creates an empty value and answers 0" {
-  run rcli append "$(key)" ""
-  [ "$output" = "0" ]
-  run raw --expect 6 -- GET "$(key)"
-  [ "$output" = "$(printf '$0\r\n\r\n')" ]
+  send append "$(key)" ""
+  expect_reply "0"
+  send_multibulk 6 GET "$(key)"
+  expect_bytes '$0\r\n\r\n'
 }
 
 @test "APPEND is binary safe: NUL, CR and LF are appended as they are" {
   raw --expect 5 -- SET "$(key)" 'a\x00' >/dev/null
   raw --expect 4 -- APPEND "$(key)" '\r\nb' >/dev/null
-  run bash -c "redis-cli -p $PORT get $(key) | od -An -c | tr -s ' '"
-  [ "$output" = " a \0 \r \n b \n" ]
+  send_as "redis-cli GET $(key), the reply shown by od -c" bash -c "redis-cli -p $PORT get $(key) | od -An -c | tr -s ' '"
+  expect_reply " a \0 \r \n b \n"
 }
 
 @test "SET after APPEND replaces the whole value" {
   rcli append "$(key)" "first part"
   rcli append "$(key)" ", second part"
   rcli set "$(key)" new
-  run rcli get "$(key)"
-  [ "$output" = "new" ]
-  run rcli append "$(key)" "!"
-  [ "$output" = "4" ]
+  send get "$(key)"
+  expect_reply "new"
+  send append "$(key)" "!"
+  expect_reply "4"
 }
 
 @test "APPEND takes exactly a key and a value" {
-  run rcli append
-  [ "$output" = "ERR wrong number of arguments for 'append' command" ]
-  run rcli append "$(key)"
-  [ "$output" = "ERR wrong number of arguments for 'append' command" ]
-  run rcli append "$(key)" a b
-  [ "$output" = "ERR wrong number of arguments for 'append' command" ]
+  send append
+  expect_reply "ERR wrong number of arguments for 'append' command"
+  send append "$(key)"
+  expect_reply "ERR wrong number of arguments for 'append' command"
+  send append "$(key)" a b
+  expect_reply "ERR wrong number of arguments for 'append' command"
 }
 
 @test "a million one-byte APPENDs finish in seconds and build the right value" {
   n=1000000
   # One APPEND first, so a server without APPEND fails here and fast.
-  run rcli append "$(key)" 0
-  [ "$output" = "1" ]
+  send append "$(key)" 0
+  expect_reply "1"
   # Then the rest through one pipe: byte i is the digit i % 10.
   k=$(key)
-  run timeout 20 bash -c "awk -v n=$n -v k='$k' 'BEGIN { for (i = 1; i < n; i++) printf \"*3\r\n\$6\r\nAPPEND\r\n\$%d\r\n%s\r\n\$1\r\n%d\r\n\", length(k), k, i % 10 }' | redis-cli -p $PORT --pipe"
-  [ "$status" -eq 0 ]
-  [[ "$output" == *"errors: 0, replies: $((n - 1))"* ]]
-  got=$(rcli get "$k" | head -c "$n" | md5sum)
-  want=$(awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "%d", i % 10 }' | md5sum)
-  [ "$got" = "$want" ]
+  send_as "APPEND $k D for i = 1 .. $((n - 1)), D the digit i % 10, through redis-cli --pipe, within 20 s" \
+    timeout 20 bash -c "awk -v n=$n -v k='$k' 'BEGIN { for (i = 1; i < n; i++) printf \"*3\r\n\$6\r\nAPPEND\r\n\$%d\r\n%s\r\n\$1\r\n%d\r\n\", length(k), k, i % 10 }' | redis-cli -p $PORT --pipe"
+  expect_status 0
+  expect_contains "errors: 0, replies: $((n - 1))"
+  send_as "redis-cli GET $k, its first $n bytes hashed by md5sum" bash -c "redis-cli -p $PORT get '$k' | head -c $n | md5sum"
+  expect_reply "$(awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "%d", i % 10 }' | md5sum)"
 }

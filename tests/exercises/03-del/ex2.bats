@@ -20,75 +20,84 @@ used_memory() { rcli info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 @test "COPY to a new key answers 1, and both keys hold the value" {
   rcli set "$(key src)" hello
   before=$(rcli dbsize)
-  run raw --expect 4 -- COPY "$(key src)" "$(key dst)"
-  [ "$output" = "$(printf ':1\r\n')" ]
-  [ "$(rcli get "$(key src)")" = "hello" ]
-  [ "$(rcli get "$(key dst)")" = "hello" ]
-  [ "$(rcli dbsize)" -eq $((before + 1)) ]
+  send_multibulk 4 COPY "$(key src)" "$(key dst)"
+  expect_bytes ':1\r\n'
+  send get "$(key src)"
+  expect_reply "hello"
+  send get "$(key dst)"
+  expect_reply "hello"
+  send dbsize
+  expect_num DBSIZE "$output" -eq $((before + 1))
 }
 
 @test "COPY of a missing source answers 0 and creates nothing" {
-  run raw --expect 4 -- COPY "$(key nosuch)" "$(key dst)"
-  [ "$output" = "$(printf ':0\r\n')" ]
-  run rcli exists "$(key dst)"
-  [ "$output" = "0" ]
+  send_multibulk 4 COPY "$(key nosuch)" "$(key dst)"
+  expect_bytes ':0\r\n'
+  send exists "$(key dst)"
+  expect_reply "0"
 }
 
 @test "COPY onto an existing key answers 0 and changes nothing, unless REPLACE" {
   rcli set "$(key src)" new
   rcli set "$(key dst)" old
-  run rcli copy "$(key src)" "$(key dst)"
-  [ "$output" = "0" ]
-  [ "$(rcli get "$(key dst)")" = "old" ]
+  send copy "$(key src)" "$(key dst)"
+  expect_reply "0"
+  send get "$(key dst)"
+  expect_reply "old"
   before=$(rcli dbsize)
-  run rcli copy "$(key src)" "$(key dst)" REPLACE
-  [ "$output" = "1" ]
-  [ "$(rcli get "$(key dst)")" = "new" ]
-  [ "$(rcli dbsize)" -eq "$before" ]
-  run rcli copy "$(key src)" "$(key dst)" replace
-  [ "$output" = "1" ]
+  send copy "$(key src)" "$(key dst)" REPLACE
+  expect_reply "1"
+  send get "$(key dst)"
+  expect_reply "new"
+  send dbsize
+  expect_num DBSIZE "$output" -eq "$before"
+  send copy "$(key src)" "$(key dst)" replace
+  expect_reply "1"
 }
 
 @test "COPY k k is an error, whether k exists or not" {
-  run rcli copy "$(key missing)" "$(key missing)"
-  [ "$output" = "ERR source and destination objects are the same" ]
+  send copy "$(key missing)" "$(key missing)"
+  expect_reply "ERR source and destination objects are the same"
   rcli set "$(key)" v
-  run rcli copy "$(key)" "$(key)"
-  [ "$output" = "ERR source and destination objects are the same" ]
-  run rcli copy "$(key)" "$(key)" replace
-  [ "$output" = "ERR source and destination objects are the same" ]
+  send copy "$(key)" "$(key)"
+  expect_reply "ERR source and destination objects are the same"
+  send copy "$(key)" "$(key)" replace
+  expect_reply "ERR source and destination objects are the same"
 }
 
 @test "an unknown option is a syntax error, checked before anything else" {
   rcli set "$(key src)" v
-  run rcli copy "$(key src)" "$(key dst)" foo
-  [ "$output" = "ERR syntax error" ]
-  run rcli copy "$(key src)" "$(key src)" foo
-  [ "$output" = "ERR syntax error" ]
-  run rcli copy "$(key src)" "$(key dst)" replace foo
-  [ "$output" = "ERR syntax error" ]
-  run rcli exists "$(key dst)"
-  [ "$output" = "0" ]
+  send copy "$(key src)" "$(key dst)" foo
+  expect_reply "ERR syntax error"
+  send copy "$(key src)" "$(key src)" foo
+  expect_reply "ERR syntax error"
+  send copy "$(key src)" "$(key dst)" replace foo
+  expect_reply "ERR syntax error"
+  send exists "$(key dst)"
+  expect_reply "0"
 }
 
 @test "the copy is independent: changing or deleting the source leaves it" {
   rcli set "$(key src)" one
   rcli copy "$(key src)" "$(key dst)"
   rcli set "$(key src)" two
-  [ "$(rcli get "$(key dst)")" = "one" ]
+  send get "$(key dst)"
+  expect_reply "one"
   rcli del "$(key src)"
-  [ "$(rcli get "$(key dst)")" = "one" ]
+  send get "$(key dst)"
+  expect_reply "one"
   rcli set "$(key dst)" three
-  run rcli exists "$(key src)"
-  [ "$output" = "0" ]
+  send exists "$(key src)"
+  expect_reply "0"
 }
 
 @test "COPY is binary safe, in keys and values" {
   raw --expect 5 -- SET 'k\x00\r\n'"$(key src)" 'v\x00\r\n' >/dev/null
-  run raw --expect 4 -- COPY 'k\x00\r\n'"$(key src)" 'k\x00\r\n'"$(key dst)"
-  [ "$output" = "$(printf ':1\r\n')" ]
-  run bash -c "$PYTHON $RAWIO $PORT --expect 10 -- GET 'k\\x00\\r\\n$(key dst)' | od -An -c | tr -s ' '"
-  [ "$output" = "$(printf '$4\r\nv\0\r\n\r\n' | od -An -c | tr -s ' ')" ]
+  send_multibulk 4 COPY 'k\x00\r\n'"$(key src)" 'k\x00\r\n'"$(key dst)"
+  expect_bytes ':1\r\n'
+  send_as "GET k\\x00\\r\\n$(key dst) as one multibulk request (rawio.py --expect 10), the reply shown by od -c" \
+    bash -c "$PYTHON $RAWIO $PORT --expect 10 -- GET 'k\\x00\\r\\n$(key dst)' | od -An -c | tr -s ' '"
+  expect_reply "$(printf '$4\r\nv\0\r\n\r\n' | od -An -c | tr -s ' ')"
 }
 
 @test "COPY REPLACE frees the value it overwrites: used_memory does not grow" {
@@ -97,13 +106,15 @@ used_memory() { rcli info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
   before=$(used_memory)
   for _ in $(seq 1 10); do rcli copy "$(key src)" "$(key dst)" replace >/dev/null; done
   after=$(used_memory)
-  [ $((after - before)) -lt 500000 ]
-  [ "$(rcli get "$(key dst)" | wc -c)" -eq 1000001 ]
+  SENT="redis-cli INFO memory before and after ten COPY src dst REPLACE of a 1 MB value"
+  expect_num "used_memory growth (after - before, $after - $before)" $((after - before)) -lt 500000
+  send_as "redis-cli GET $(key dst), the reply's bytes counted by wc -c" bash -c "redis-cli -p $PORT get '$(key dst)' | wc -c"
+  expect_num "bytes of the reply, its newline included" "$output" -eq 1000001
 }
 
 @test "COPY takes at least a source and a destination" {
-  run rcli copy "$(key)"
-  [ "$output" = "ERR wrong number of arguments for 'copy' command" ]
-  run rcli copy
-  [ "$output" = "ERR wrong number of arguments for 'copy' command" ]
+  send copy "$(key)"
+  expect_reply "ERR wrong number of arguments for 'copy' command"
+  send copy
+  expect_reply "ERR wrong number of arguments for 'copy' command"
 }

@@ -19,61 +19,67 @@ used_memory() { rcli info memory | tr -d '\r' | sed -n 's/^used_memory://p'; }
 @test "GETDEL answers the value and deletes the key" {
   rcli set "$(key)" hello
   before=$(rcli dbsize)
-  run raw --expect 11 -- GETDEL "$(key)"
-  [ "$output" = "$(printf '$5\r\nhello\r\n')" ]
-  run r get "$(key)"
-  [ "$output" = "(nil)" ]
-  [ "$(rcli dbsize)" -eq $((before - 1)) ]
+  send_multibulk 11 GETDEL "$(key)"
+  expect_bytes '$5\r\nhello\r\n'
+  send_typed get "$(key)"
+  expect_reply "(nil)"
+  send dbsize
+  expect_num DBSIZE "$output" -eq $((before - 1))
 }
 
 @test "GETDEL of a missing key is nil" {
-  run raw --expect 5 -- GETDEL "$(key nosuch)"
-  [ "$output" = "$(printf '$-1\r\n')" ]
+  send_multibulk 5 GETDEL "$(key nosuch)"
+  expect_bytes '$-1\r\n'
 }
 
 @test "GETDEL of an expired key is nil, and the key is gone" {
   rcli set "$(key)" v px 100
   sleep 0.3
-  run r getdel "$(key)"
-  [ "$output" = "(nil)" ]
-  run r exists "$(key)"
-  [ "$output" = "(integer) 0" ]
+  send_typed getdel "$(key)"
+  expect_reply "(nil)"
+  send_typed exists "$(key)"
+  expect_reply "(integer) 0"
 }
 
 @test "GETDEL of a key with a TTL deletes the key and its TTL" {
   rcli set "$(key)" v ex 100
-  run rcli getdel "$(key)"
-  [ "$output" = "v" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -2" ]
+  send getdel "$(key)"
+  expect_reply "v"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) -2"
   rcli set "$(key)" again
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -1" ]
+  send_typed ttl "$(key)"
+  expect_reply "(integer) -1"
 }
 
 @test "GETDEL counts a hit for a key it finds and a miss for one it does not" {
   rcli set "$(key)" v
   hits=$(stat keyspace_hits) misses=$(stat keyspace_misses)
   rcli getdel "$(key)"
-  [ "$(stat keyspace_hits)" -eq $((hits + 1)) ]
-  [ "$(stat keyspace_misses)" -eq "$misses" ]
+  SENT="redis-cli GETDEL $(key) of a key that exists, then INFO stats"
+  expect_num keyspace_hits "$(stat keyspace_hits)" -eq $((hits + 1))
+  expect_num keyspace_misses "$(stat keyspace_misses)" -eq "$misses"
   rcli getdel "$(key)"
-  [ "$(stat keyspace_hits)" -eq $((hits + 1)) ]
-  [ "$(stat keyspace_misses)" -eq $((misses + 1)) ]
+  SENT="redis-cli GETDEL $(key) again, of a key now missing, then INFO stats"
+  expect_num keyspace_hits "$(stat keyspace_hits)" -eq $((hits + 1))
+  expect_num keyspace_misses "$(stat keyspace_misses)" -eq $((misses + 1))
 }
 
 @test "GETDEL returns a large value byte for byte, then frees it" {
   head -c 4000000 /dev/urandom >"$BATS_TEST_TMPDIR/v"
   rcli -x set "$(key)" <"$BATS_TEST_TMPDIR/v" >/dev/null
   before=$(used_memory)
-  rcli getdel "$(key)" | head -c 4000000 | cmp - "$BATS_TEST_TMPDIR/v"
+  send_as "redis-cli GETDEL $(key), its first 4000000 bytes compared by cmp with the 4 MB value set" \
+    bash -c "redis-cli -p $PORT getdel '$(key)' | head -c 4000000 | cmp - '$BATS_TEST_TMPDIR/v'"
+  expect_status 0
   after=$(used_memory)
-  [ $((before - after)) -gt 3000000 ]
+  SENT="redis-cli INFO memory before and after GETDEL of a 4 MB value"
+  expect_num "used_memory freed (before - after, $before - $after)" $((before - after)) -gt 3000000
 }
 
 @test "GETDEL takes exactly one key" {
-  run rcli getdel
-  [ "$output" = "ERR wrong number of arguments for 'getdel' command" ]
-  run rcli getdel a b
-  [ "$output" = "ERR wrong number of arguments for 'getdel' command" ]
+  send getdel
+  expect_reply "ERR wrong number of arguments for 'getdel' command"
+  send getdel a b
+  expect_reply "ERR wrong number of arguments for 'getdel' command"
 }

@@ -22,8 +22,17 @@ teardown_file() { stop_server; }
 # The full error Redis gives for a CONFIG SET value it refuses.
 set_error() { echo "ERR CONFIG SET failed (possibly related to argument '$1') - $2"; }
 
-# config_value NAME: the value CONFIG GET answers for NAME.
-config_value() { rcli config get "$1" | sed -n 2p; }
+# expect_config NAME VALUE: CONFIG GET NAME answers VALUE (on its second line).
+expect_config() {
+  send config get "$1"
+  [ "$(sed -n 2p <<<"$output")" = "$2" ] || fail_exchange "$(visible "$1") and its value $(visible "$2")"
+}
+
+# expect_info_line SECTION LINE: INFO SECTION has the line LINE.
+expect_info_line() {
+  send info "$1"
+  tr -d '\r' <<<"$output" | grep -qx "$2" || fail_exchange "a line $(visible "$2")"
+}
 
 # expiry_wait_ms N: set N keys due in 100 ms, and print how many ms pass
 # until the server has deleted them all (nobody reads them, so only the
@@ -49,46 +58,45 @@ PY
 }
 
 @test "CONFIG GET hz answers hz and 10, an array in RESP2 and a map in RESP3" {
-  run raw --expect 25 -- CONFIG GET hz
-  [ "$output" = "$(printf '*2\r\n$2\r\nhz\r\n$2\r\n10\r\n')" ]
-  run raw --close-expected < <(printf 'HELLO 3\r\nCONFIG GET hz\r\nQUIT\r\n')
-  [[ "$output" == *"$(printf '%%1\r\n$2\r\nhz\r\n$2\r\n10\r\n+OK\r\n')" ]]
+  send_multibulk 25 CONFIG GET hz
+  expect_bytes '*2\r\n$2\r\nhz\r\n$2\r\n10\r\n'
+  send_raw 'HELLO 3\r\nCONFIG GET hz\r\nQUIT\r\n' --close-expected
+  expect_suffix "$(printf '%%1\r\n$2\r\nhz\r\n$2\r\n10\r\n+OK\r\n')"
 }
 
 @test "CONFIG SET hz 20 answers OK; CONFIG GET and INFO server follow" {
-  run raw --expect 5 -- CONFIG SET hz 20
-  [ "$output" = "$(printf '+OK\r\n')" ]
-  [ "$(config_value hz)" = "20" ]
-  rcli info server | tr -d '\r' | grep -qx 'hz:20'
+  send_multibulk 5 CONFIG SET hz 20
+  expect_bytes '+OK\r\n'
+  expect_config hz "20"
+  expect_info_line server 'hz:20'
   rcli config set hz 10
-  rcli info server | tr -d '\r' | grep -qx 'hz:10'
+  expect_info_line server 'hz:10'
 }
 
 @test "hz is clamped into 1..500: 1000 gives 500, 0 gives 1" {
-  run rcli config set hz 1000
-  [ "$output" = "OK" ]
-  [ "$(config_value hz)" = "500" ]
-  rcli info server | tr -d '\r' | grep -qx 'hz:500'
-  run rcli config set hz 0
-  [ "$output" = "OK" ]
-  [ "$(config_value hz)" = "1" ]
+  send config set hz 1000
+  expect_reply "OK"
+  expect_config hz "500"
+  expect_info_line server 'hz:500'
+  send config set hz 0
+  expect_reply "OK"
+  expect_config hz "1"
   rcli config set hz 10
 }
 
 @test "a hz that is not an integer is refused, and hz does not change" {
   rcli config set hz 10
   for bad in abc 1.5 "" " 12" 12abc 99999999999999999999; do
-    run rcli config set hz "$bad"
-    [ "$output" = "$(set_error hz "argument couldn't be parsed into an integer")" ] ||
-      { echo "CONFIG SET hz '$bad': $output"; return 1; }
+    send config set hz "$bad"
+    expect_reply "$(set_error hz "argument couldn't be parsed into an integer")"
   done
-  [ "$(config_value hz)" = "10" ]
+  expect_config hz "10"
 }
 
 @test "the cron follows CONFIG SET hz: at hz 1 an expired key waits for the next run" {
   rcli flushall
-  run rcli config set hz 1
-  [ "$output" = "OK" ]
+  send config set hz 1
+  expect_reply "OK"
   # The first batch ends just after a run of the cron; the second is due
   # 100 ms later and must wait for the run after, a second after the last
   # (at hz 10 it would wait 100 to 200 ms).
@@ -96,8 +104,9 @@ PY
   second=$(expiry_wait_ms 20)
   rcli config set hz 10
   echo "waits at hz 1: $first ms, then $second ms"
-  [ "$first" -ge 0 ]
-  [ "$second" -ge 450 ]
+  SENT="at hz 1, 20 SET cron:N v PX 100, then DBSIZE every 10 ms until 0; twice"
+  expect_num "ms until the first 20 keys were gone (-1: not within 3 s)" "$first" -ge 0
+  expect_num "ms until the second 20 keys were gone" "$second" -ge 450
 }
 
 @test "expired keys are still reclaimed at hz 500" {
@@ -106,49 +115,49 @@ PY
   waited=$(expiry_wait_ms 1000)
   rcli config set hz 10
   echo "1000 keys gone $waited ms after they were set"
-  [ "$waited" -ge 0 ]
+  SENT="at hz 500, 1000 SET cron:N v PX 100, then DBSIZE every 10 ms until 0"
+  expect_num "ms until the keys were gone (-1: not within 3 s)" "$waited" -ge 0
 }
 
 @test "CONFIG GET active-expire-effort answers 1; CONFIG SET takes 1 to 10" {
-  [ "$(config_value active-expire-effort)" = "1" ]
+  expect_config active-expire-effort "1"
   for n in 10 5 1; do
-    run rcli config set active-expire-effort "$n"
-    [ "$output" = "OK" ]
-    [ "$(config_value active-expire-effort)" = "$n" ]
+    send config set active-expire-effort "$n"
+    expect_reply "OK"
+    expect_config active-expire-effort "$n"
   done
 }
 
 @test "an effort outside 1..10, or not an integer, is refused and changes nothing" {
   rcli config set active-expire-effort 3
   for bad in 0 11 -1 100; do
-    run rcli config set active-expire-effort "$bad"
-    [ "$output" = "$(set_error active-expire-effort "argument must be between 1 and 10 inclusive")" ] ||
-      { echo "CONFIG SET active-expire-effort $bad: $output"; return 1; }
+    send config set active-expire-effort "$bad"
+    expect_reply "$(set_error active-expire-effort "argument must be between 1 and 10 inclusive")"
   done
-  run rcli config set active-expire-effort abc
-  [ "$output" = "$(set_error active-expire-effort "argument couldn't be parsed into an integer")" ]
-  [ "$(config_value active-expire-effort)" = "3" ]
+  send config set active-expire-effort abc
+  expect_reply "$(set_error active-expire-effort "argument couldn't be parsed into an integer")"
+  expect_config active-expire-effort "3"
   rcli config set active-expire-effort 1
 }
 
 @test "one CONFIG GET names several parameters, and each is answered once" {
   rcli config set hz 10
-  run rcli config get hz active-expire-effort hz nosuch
+  send config get hz active-expire-effort hz nosuch
   # Name and value on alternate lines; the order of the pairs is free.
-  [ "$(paste -d= - - <<<"$output" | sort | tr '\n' ' ')" = "active-expire-effort=1 hz=10 " ]
+  expect_eq "the name=value pairs, sorted" "$(paste -d= - - <<<"$output" | sort | tr '\n' ' ')" "active-expire-effort=1 hz=10 "
 }
 
 @test "CONFIG GET still answers the start-up parameters" {
-  run raw --expect 40 -- CONFIG GET appendonly save
-  [[ "$output" == *"$(printf '$10\r\nappendonly\r\n$2\r\nno\r\n')"* ]]
-  [[ "$output" == *"$(printf '$4\r\nsave\r\n$0\r\n\r\n')"* ]]
-  [[ "$output" == "$(printf '*4\r\n')"* ]]
+  send_multibulk 40 CONFIG GET appendonly save
+  expect_contains "$(printf '$10\r\nappendonly\r\n$2\r\nno\r\n')"
+  expect_contains "$(printf '$4\r\nsave\r\n$0\r\n\r\n')"
+  expect_prefix "$(printf '*4\r\n')"
 }
 
 @test "CONFIG SET needs a parameter and a value" {
-  run rcli config set hz
-  [ "$output" = "ERR wrong number of arguments for 'config|set' command" ]
-  run rcli config set
-  [ "$output" = "ERR wrong number of arguments for 'config|set' command" ]
-  [ "$(config_value hz)" = "10" ]
+  send config set hz
+  expect_reply "ERR wrong number of arguments for 'config|set' command"
+  send config set
+  expect_reply "ERR wrong number of arguments for 'config|set' command"
+  expect_config hz "10"
 }

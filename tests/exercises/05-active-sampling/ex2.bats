@@ -42,48 +42,60 @@ wait_avg_ttl() {
   rcli flushall
   load_keys "$(key)" 100
   sleep 0.3
-  [ "$(avg_ttl)" = "0" ]
+  send_as "redis-cli INFO keyspace (db0's avg_ttl)" avg_ttl
+  expect_reply "0"
 }
 
 @test "1,000 keys set with EX 100: avg_ttl is between 98,000 and 100,000 a second later" {
   rcli flushall
   start=$(now_ms)
   load_keys avg:100 1000 EX 100
-  avg=$(wait_avg_ttl "-gt 0" 5)
+  send_as "INFO keyspace every 100 ms until db0's avg_ttl is above 0 (up to 5 s)" wait_avg_ttl "-gt 0" 5
+  expect_status 0
   sleep 1.2
-  avg=$(avg_ttl)
+  send_as "redis-cli INFO keyspace (db0's avg_ttl), 1.2 s later" avg_ttl
+  avg=$output
   elapsed=$(($(now_ms) - start))
   echo "avg_ttl=$avg, $elapsed ms after the keys were set"
   # Never above the TTL given; below it by at most the time that has passed
   # (the estimate trails the truth), with a second's margin for a slow run.
-  [ "$avg" -le 100000 ]
-  [ "$avg" -ge $((100000 - elapsed - 1000)) ]
-  [ "$avg" -ge 90000 ]
+  expect_num avg_ttl "$avg" -le 100000
+  expect_num "avg_ttl, $elapsed ms after the keys were set" "$avg" -ge $((100000 - elapsed - 1000))
+  expect_num avg_ttl "$avg" -ge 90000
 }
 
 @test "1,000 more keys with EX 300 pull the estimate up a fiftieth at a time" {
   # Continues from the previous test: 1,000 keys with about 99 s left.
-  [ "$(rcli dbsize)" = "1000" ]
-  before=$(avg_ttl)
-  [ "$before" -gt 90000 ]
-  [ "$before" -le 100000 ]
+  send dbsize
+  expect_reply "1000"
+  send_as "redis-cli INFO keyspace (db0's avg_ttl)" avg_ttl
+  before=$output
+  expect_num avg_ttl "$before" -gt 90000
+  expect_num avg_ttl "$before" -le 100000
   load_keys avg:300 1000 EX 300
   # The true average is now about 200,000 ms. Each round moves the estimate
   # by a fiftieth of the gap (about 2,000 ms): the first reading above
   # 105,000 is far below 200,000...
-  first=$(wait_avg_ttl "-ge 105000" 10)
+  send_as "INFO keyspace every 100 ms until db0's avg_ttl is at least 105000 (up to 10 s)" wait_avg_ttl "-ge 105000" 10
+  expect_status 0
+  first=$output
   echo "before: $before; first reading above 105000: $first"
-  [ "$first" -le 150000 ]
+  expect_num "avg_ttl, its first reading at least 105000" "$first" -le 150000
   # ...and it keeps moving up, never past the longest TTL's average.
-  later=$(wait_avg_ttl "-ge 125000" 15)
+  send_as "INFO keyspace every 100 ms until db0's avg_ttl is at least 125000 (up to 15 s)" wait_avg_ttl "-ge 125000" 15
+  expect_status 0
+  later=$output
   echo "later: $later"
-  [ "$later" -le 200000 ]
+  expect_num "avg_ttl, its first reading at least 125000" "$later" -le 200000
 }
 
 @test "when no key has a TTL any more, avg_ttl goes back to 0" {
-  [ "$(avg_ttl)" -gt 0 ]
+  send_as "redis-cli INFO keyspace (db0's avg_ttl)" avg_ttl
+  expect_num avg_ttl "$output" -gt 0
   persist_keys avg:100 1000
   persist_keys avg:300 1000
-  [ "$(rcli info keyspace | tr -d '\r' | sed -n 's/^db0:keys=\([0-9]*\),expires=\([0-9]*\).*/\1 \2/p')" = "2000 0" ]
-  wait_avg_ttl "-eq 0" 5
+  send info keyspace
+  expect_eq "db0's keys and expires" "$(tr -d '\r' <<<"$output" | sed -n 's/^db0:keys=\([0-9]*\),expires=\([0-9]*\).*/\1 \2/p')" "2000 0"
+  send_as "INFO keyspace every 100 ms until db0's avg_ttl is 0 (up to 5 s)" wait_avg_ttl "-eq 0" 5
+  expect_status 0
 }

@@ -22,29 +22,32 @@ teardown_file() { stop_server; }
 stat() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 
 @test "INFO stats has the three fields, each an integer" {
-  run bash -c "redis-cli -p $PORT info stats | tr -d '\r'"
-  [[ "$output" =~ (^|$'\n')expire_wheel_nodes_cascaded:[0-9]+($'\n'|$) ]]
-  [[ "$output" =~ (^|$'\n')expire_wheel_slots_visited:[0-9]+($'\n'|$) ]]
-  [[ "$output" =~ (^|$'\n')expire_wheel_clock_behind:[0-9]+($'\n'|$) ]]
+  send_as "redis-cli INFO stats, CRs removed" bash -c "redis-cli -p $PORT info stats | tr -d '\r'"
+  expect_regex $'(^|\n)expire_wheel_nodes_cascaded:[0-9]+(\n|$)'
+  expect_regex $'(^|\n)expire_wheel_slots_visited:[0-9]+(\n|$)'
+  expect_regex $'(^|\n)expire_wheel_clock_behind:[0-9]+(\n|$)'
   # In the Stats section, not another one.
-  run bash -c "redis-cli -p $PORT info server | tr -d '\r'"
-  [[ "$output" != *expire_wheel_nodes_cascaded* ]]
+  send_as "redis-cli INFO server, CRs removed" bash -c "redis-cli -p $PORT info server | tr -d '\r'"
+  expect_no_match '*expire_wheel_nodes_cascaded*'
 }
 
 @test "1,000 keys expiring with PX 300 cascade at least 1,000 and at most 10,000 times" {
   rcli flushall
   cascaded=$(stat expire_wheel_nodes_cascaded)
   visited=$(stat expire_wheel_slots_visited)
-  awk 'BEGIN { for (i = 0; i < 1000; i++) printf "SET px300:%d v PX 300\r\n", i }' |
-    rcli --pipe | grep -q "errors: 0, replies: 1000"
+  send_as "SET px300:0 .. px300:999 v PX 300 through redis-cli --pipe" \
+    bash -c "awk 'BEGIN { for (i = 0; i < 1000; i++) printf \"SET px300:%d v PX 300\\r\\n\", i }' | redis-cli -p $PORT --pipe"
+  expect_contains "errors: 0, replies: 1000"
   for _ in $(seq 1 100); do
     [ "$(rcli dbsize)" = "0" ] && break
     sleep 0.05
   done
-  [ "$(rcli dbsize)" = "0" ]
+  send dbsize
+  expect_reply "0"
   grown=$(($(stat expire_wheel_nodes_cascaded) - cascaded))
   echo "nodes_cascaded grew by $grown, slots_visited by $(($(stat expire_wheel_slots_visited) - visited))"
-  [ "$grown" -ge 1000 ]
-  [ "$grown" -le 10000 ]
-  [ "$(stat expire_wheel_slots_visited)" -gt "$visited" ]
+  SENT="1000 SET px300:N v PX 300, then DBSIZE until 0; INFO stats before and after"
+  expect_num "growth of expire_wheel_nodes_cascaded" "$grown" -ge 1000
+  expect_num "growth of expire_wheel_nodes_cascaded" "$grown" -le 10000
+  expect_num "expire_wheel_slots_visited (it was $visited)" "$(stat expire_wheel_slots_visited)" -gt "$visited"
 }

@@ -36,105 +36,118 @@ needs_redis_84() {
   rcli set "$(key)" v
   rcli set "$(key other)" w
   before=$(rcli dbsize)
-  run raw --expect 4 -- DELEX "$(key)"
-  [ "$output" = "$(printf ':1\r\n')" ]
-  [ "$(rcli exists "$(key)")" = "0" ]
-  [ "$(rcli dbsize)" -eq $((before - 1)) ]
-  run raw --expect 4 -- DELEX "$(key)"
-  [ "$output" = "$(printf ':0\r\n')" ]
-  [ "$(rcli get "$(key other)")" = "w" ]
+  send_multibulk 4 DELEX "$(key)"
+  expect_bytes ':1\r\n'
+  send exists "$(key)"
+  expect_reply "0"
+  send dbsize
+  expect_num DBSIZE "$output" -eq $((before - 1))
+  send_multibulk 4 DELEX "$(key)"
+  expect_bytes ':0\r\n'
+  send get "$(key other)"
+  expect_reply "w"
 }
 
 @test "IFEQ deletes only when the value is equal" {
   rcli set "$(key)" v1
-  run rcli delex "$(key)" IFEQ v2
-  [ "$output" = "0" ]
-  [ "$(rcli get "$(key)")" = "v1" ]
-  run rcli delex "$(key)" IFEQ v1
-  [ "$output" = "1" ]
-  [ "$(rcli exists "$(key)")" = "0" ]
+  send delex "$(key)" IFEQ v2
+  expect_reply "0"
+  send get "$(key)"
+  expect_reply "v1"
+  send delex "$(key)" IFEQ v1
+  expect_reply "1"
+  send exists "$(key)"
+  expect_reply "0"
 }
 
 @test "IFNE deletes only when the value differs" {
   rcli set "$(key)" v1
-  run rcli delex "$(key)" IFNE v1
-  [ "$output" = "0" ]
-  [ "$(rcli get "$(key)")" = "v1" ]
-  run rcli delex "$(key)" IFNE v2
-  [ "$output" = "1" ]
-  [ "$(rcli exists "$(key)")" = "0" ]
+  send delex "$(key)" IFNE v1
+  expect_reply "0"
+  send get "$(key)"
+  expect_reply "v1"
+  send delex "$(key)" IFNE v2
+  expect_reply "1"
+  send exists "$(key)"
+  expect_reply "0"
 }
 
 @test "on a missing key every condition answers 0, IFNE and IFDNE included, and creates nothing" {
   for cond in "IFEQ v" "IFNE v" "IFDEQ 0123456789abcdef" "IFDNE 0123456789abcdef" ""; do
-    run rcli delex "$(key nosuch)" $cond
-    [ "$output" = "0" ] || { echo "DELEX nosuch $cond: $output"; return 1; }
+    send delex "$(key nosuch)" $cond
+    expect_reply "0"
   done
-  [ "$(rcli exists "$(key nosuch)")" = "0" ]
+  send exists "$(key nosuch)"
+  expect_reply "0"
 }
 
 @test "an expired key counts as missing" {
   rcli set "$(key a)" v px 100
   rcli set "$(key b)" v px 100
   sleep 0.3
-  run rcli delex "$(key a)"
-  [ "$output" = "0" ]
-  run rcli delex "$(key b)" IFNE other
-  [ "$output" = "0" ]
+  send delex "$(key a)"
+  expect_reply "0"
+  send delex "$(key b)" IFNE other
+  expect_reply "0"
 }
 
 @test "IFDEQ and IFDNE compare with DIGEST's digest, in either case" {
   rcli set "$(key)" "Hello world"
-  digest=$(rcli digest "$(key)")
-  [[ "$digest" =~ ^[0-9a-f]{16}$ ]]
+  send digest "$(key)"
+  expect_regex '^[0-9a-f]{16}$'
+  digest=$output
   other=$( [ "$digest" = 0000000000000000 ] && echo 1111111111111111 || echo 0000000000000000)
-  run rcli delex "$(key)" IFDEQ "$other"
-  [ "$output" = "0" ]
-  run rcli delex "$(key)" IFDNE "$digest"
-  [ "$output" = "0" ]
-  [ "$(rcli exists "$(key)")" = "1" ]
-  run rcli delex "$(key)" IFDEQ "$(tr a-f A-F <<<"$digest")"
-  [ "$output" = "1" ]
-  [ "$(rcli exists "$(key)")" = "0" ]
+  send delex "$(key)" IFDEQ "$other"
+  expect_reply "0"
+  send delex "$(key)" IFDNE "$digest"
+  expect_reply "0"
+  send exists "$(key)"
+  expect_reply "1"
+  send delex "$(key)" IFDEQ "$(tr a-f A-F <<<"$digest")"
+  expect_reply "1"
+  send exists "$(key)"
+  expect_reply "0"
   rcli set "$(key)" "Hello world"
-  run rcli delex "$(key)" IFDNE "$other"
-  [ "$output" = "1" ]
-  [ "$(rcli exists "$(key)")" = "0" ]
+  send delex "$(key)" IFDNE "$other"
+  expect_reply "1"
+  send exists "$(key)"
+  expect_reply "0"
 }
 
 @test "a malformed digest on an existing key is an error, and nothing is deleted" {
   rcli set "$(key)" v
   for bad in xyz 0123456789abcde 0123456789abcdef0 0123456789abcdeg; do
-    run rcli delex "$(key)" IFDEQ "$bad"
-    [[ "$output" == "ERR "*"must be exactly 16 hexadecimal characters"* ]] ||
-      { echo "DELEX k IFDEQ $bad: $output"; return 1; }
-    run rcli delex "$(key)" IFDNE "$bad"
-    [[ "$output" == "ERR "*"must be exactly 16 hexadecimal characters"* ]]
+    send delex "$(key)" IFDEQ "$bad"
+    expect_match "ERR *must be exactly 16 hexadecimal characters*"
+    send delex "$(key)" IFDNE "$bad"
+    expect_match "ERR *must be exactly 16 hexadecimal characters*"
   done
-  [ "$(rcli get "$(key)")" = "v" ]
+  send get "$(key)"
+  expect_reply "v"
 }
 
 @test "conditions are read in any case, and compare bytes, NUL included" {
   raw --expect 5 -- SET "$(key)" 'a\x00b' >/dev/null
-  run raw --expect 4 -- DELEX "$(key)" ifeq a
-  [ "$output" = "$(printf ':0\r\n')" ]
-  run raw --expect 4 -- DELEX "$(key)" IfNe 'a\x00b'
-  [ "$output" = "$(printf ':0\r\n')" ]
-  run raw --expect 4 -- DELEX "$(key)" iFeQ 'a\x00b'
-  [ "$output" = "$(printf ':1\r\n')" ]
+  send_multibulk 4 DELEX "$(key)" ifeq a
+  expect_bytes ':0\r\n'
+  send_multibulk 4 DELEX "$(key)" IfNe 'a\x00b'
+  expect_bytes ':0\r\n'
+  send_multibulk 4 DELEX "$(key)" iFeQ 'a\x00b'
+  expect_bytes ':1\r\n'
 }
 
 @test "anything but one condition with its value is a syntax error, and deletes nothing" {
   rcli set "$(key)" v
   for opts in "IFEQ" "IFDNE" "FOO v" "IFEQ v IFNE w" "IFEQ v IFEQ v" "IFEQ v extra" \
     "NX" "XX" "GET" "KEEPTTL" "EX 10" "PX abc"; do
-    run rcli delex "$(key)" $opts
-    [ "$output" = "ERR syntax error" ] || { echo "DELEX k $opts: $output"; return 1; }
+    send delex "$(key)" $opts
+    expect_reply "ERR syntax error"
   done
-  [ "$(rcli get "$(key)")" = "v" ]
+  send get "$(key)"
+  expect_reply "v"
 }
 
 @test "DELEX needs a key" {
-  run rcli delex
-  [ "$output" = "ERR wrong number of arguments for 'delex' command" ]
+  send delex
+  expect_reply "ERR wrong number of arguments for 'delex' command"
 }

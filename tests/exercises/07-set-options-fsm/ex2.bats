@@ -22,42 +22,45 @@ teardown_file() { stop_server; }
 
 @test "SET k v PERSIST answers OK, stores the value and drops the TTL" {
   rcli set "$(key)" old ex 100
-  run raw --expect 5 -- SET "$(key)" new PERSIST
-  [ "$output" = "$(printf '+OK\r\n')" ]
-  [ "$(rcli get "$(key)")" = "new" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -1" ]
-  run rcli set "$(key fresh)" v persist
-  [ "$output" = "OK" ]
-  run r ttl "$(key fresh)"
-  [ "$output" = "(integer) -1" ]
+  send_multibulk 5 SET "$(key)" new PERSIST
+  expect_bytes '+OK\r\n'
+  send get "$(key)"
+  expect_reply "new"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) -1"
+  send set "$(key fresh)" v persist
+  expect_reply "OK"
+  send_typed ttl "$(key fresh)"
+  expect_reply "(integer) -1"
 }
 
 @test "PERSIST is read in any case and may repeat" {
   for opts in "persist" "Persist PERSIST" "pErSiSt persist PERSIST"; do
     rcli set "$(key)" old ex 100
-    run rcli set "$(key)" v $opts
-    [ "$output" = "OK" ] || { echo "SET k v $opts: $output"; return 1; }
-    run r ttl "$(key)"
-    [ "$output" = "(integer) -1" ]
+    send set "$(key)" v $opts
+    expect_reply "OK"
+    send_typed ttl "$(key)"
+    expect_reply "(integer) -1"
   done
 }
 
 @test "PERSIST combines with a condition and with GET, in any order" {
   rcli set "$(key)" old ex 100
-  run rcli set "$(key)" new PERSIST XX GET
-  [ "$output" = "old" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -1" ]
-  run r set "$(key)" newer nx persist
-  [ "$output" = "(nil)" ]
-  [ "$(rcli get "$(key)")" = "new" ]
+  send set "$(key)" new PERSIST XX GET
+  expect_reply "old"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) -1"
+  send_typed set "$(key)" newer nx persist
+  expect_reply "(nil)"
+  send get "$(key)"
+  expect_reply "new"
   rcli pexpire "$(key)" 100000
-  run rcli set "$(key)" third GET persist IFEQ new
-  [ "$output" = "new" ]
-  [ "$(rcli get "$(key)")" = "third" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -1" ]
+  send set "$(key)" third GET persist IFEQ new
+  expect_reply "new"
+  send get "$(key)"
+  expect_reply "third"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) -1"
 }
 
 @test "PERSIST with EX, PX, EXAT, PXAT or KEEPTTL, in either order, is a syntax error that changes nothing" {
@@ -65,27 +68,30 @@ teardown_file() { stop_server; }
   for opts in "PERSIST EX 10" "EX 10 PERSIST" "PX 10 PERSIST" "PERSIST PX 10" \
     "PERSIST EXAT 4102444800" "PXAT 4102444800000 persist" "KEEPTTL PERSIST" "PERSIST KEEPTTL" \
     "PERSIST NX EX 10 PERSIST"; do
-    run rcli set "$(key)" new $opts
-    [ "$output" = "ERR syntax error" ] || { echo "SET k v $opts: $output"; return 1; }
+    send set "$(key)" new $opts
+    expect_reply "ERR syntax error"
   done
-  [ "$(rcli get "$(key)")" = "old" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) 100" ]
+  send get "$(key)"
+  expect_reply "old"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) 100"
 }
 
 @test "PERSIST takes no value, and after EX it is EX's value" {
   rcli set "$(key)" old ex 100
-  run rcli set "$(key)" new PERSIST 10
-  [ "$output" = "ERR syntax error" ]
-  run rcli set "$(key)" new EX PERSIST
-  [ "$output" = "ERR value is not an integer or out of range" ]
-  run rcli set "$(key)" new PERSISTX
-  [ "$output" = "ERR syntax error" ]
-  [ "$(rcli get "$(key)")" = "old" ]
+  send set "$(key)" new PERSIST 10
+  expect_reply "ERR syntax error"
+  send set "$(key)" new EX PERSIST
+  expect_reply "ERR value is not an integer or out of range"
+  send set "$(key)" new PERSISTX
+  expect_reply "ERR syntax error"
+  send get "$(key)"
+  expect_reply "old"
 }
 
 @test "the rest of SET is unchanged: chapter 07's SET suite passes" {
-  run bats --tap "$BATS_TEST_DIRNAME/../../07-set-options-fsm/set.bats"
+  send_as "chapter 07's SET suite, tests/07-set-options-fsm/set.bats (bats --tap)" \
+    bats --tap "$BATS_TEST_DIRNAME/../../07-set-options-fsm/set.bats"
   echo "$output" | grep -v '^ok '
-  [ "$status" -eq 0 ]
+  expect_status 0
 }

@@ -28,38 +28,38 @@ setup_file() { start_server; }
 teardown_file() { stop_server; }
 
 @test "chapter 04's GETEX grader passes against this server" {
-  run bats --tap "$BATS_TEST_DIRNAME/../04-expiry-lazy/ex3.bats"
+  send_as "chapter 04's GETEX grader, tests/exercises/04-expiry-lazy/ex3.bats (bats --tap)" \
+    bats --tap "$BATS_TEST_DIRNAME/../04-expiry-lazy/ex3.bats"
   echo "$output" | grep -v '^ok '
-  [ "$status" -eq 0 ]
+  expect_status 0
 }
 
 @test "option words are read in any case" {
   rcli set "$(key)" v
-  run rcli getex "$(key)" eX 100
-  [ "$output" = "v" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) 100" ]
-  run rcli getex "$(key)" Persist
-  [ "$output" = "v" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) -1" ]
-  run rcli getex "$(key)" pXaT 1000
-  [ "$output" = "v" ]
-  run r exists "$(key)"
-  [ "$output" = "(integer) 0" ]
+  send getex "$(key)" eX 100
+  expect_reply "v"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) 100"
+  send getex "$(key)" Persist
+  expect_reply "v"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) -1"
+  send getex "$(key)" pXaT 1000
+  expect_reply "v"
+  send_typed exists "$(key)"
+  expect_reply "(integer) 0"
 }
 
 @test "a missing key is nil, even with a deadline long past" {
-  run r getex "$(key nosuch)" PXAT -1
-  [ "$output" = "(nil)" ]
+  send_typed getex "$(key nosuch)" PXAT -1
+  expect_reply "(nil)"
 }
 
 @test "a number that is not an integer is ERR value is not an integer, even an option word after EX" {
   rcli set "$(key)" v
   for opt in "EX abc" "PX 1.5" "EX NX" "EX PERSIST" "EXAT EX"; do
-    run rcli getex "$(key)" $opt
-    [ "$output" = "ERR value is not an integer or out of range" ] ||
-      { echo "GETEX k $opt: $output"; return 1; }
+    send getex "$(key)" $opt
+    expect_reply "ERR value is not an integer or out of range"
   done
 }
 
@@ -67,44 +67,46 @@ teardown_file() { stop_server; }
   rcli set "$(key)" v ex 100
   for opt in "EX 10 PX 10" "PXAT 1 EXAT 1" "PERSIST EX 10" "EX 10 PERSIST" "KEEPTTL" "NX" \
     "XX" "GET" "IFEQ v" "IFNE v" "EX 10 GET" "EX" "PXAT" "foo" "PERSISTX"; do
-    run rcli getex "$(key)" $opt
-    [ "$output" = "ERR syntax error" ] || { echo "GETEX k $opt: $output"; return 1; }
+    send getex "$(key)" $opt
+    expect_reply "ERR syntax error"
   done
-  run r ttl "$(key)"
-  [ "$output" = "(integer) 100" ]
+  send_typed ttl "$(key)"
+  expect_reply "(integer) 100"
 }
 
 @test "the grammar is checked over the whole list before any number or key" {
   rcli set "$(key)" v ex 100
-  run rcli getex "$(key)" EX abc PX 10
-  [ "$output" = "ERR syntax error" ]
-  run rcli getex "$(key)" EX 0 NX
-  [ "$output" = "ERR syntax error" ]
-  run rcli getex "$(key nosuch)" foo
-  [ "$output" = "ERR syntax error" ]
-  run rcli getex "$(key nosuch)" EX 10 PX 10
-  [ "$output" = "ERR syntax error" ]
+  send getex "$(key)" EX abc PX 10
+  expect_reply "ERR syntax error"
+  send getex "$(key)" EX 0 NX
+  expect_reply "ERR syntax error"
+  send getex "$(key nosuch)" foo
+  expect_reply "ERR syntax error"
+  send getex "$(key nosuch)" EX 10 PX 10
+  expect_reply "ERR syntax error"
 }
 
 @test "the same option twice: the last number wins, whatever the first one was" {
   rcli set "$(key)" v
-  run rcli getex "$(key)" EX abc EX 30
-  [ "$output" = "v" ]
-  run r ttl "$(key)"
-  [ "$output" = "(integer) 30" ]
+  send getex "$(key)" EX abc EX 30
+  expect_reply "v"
+  send_typed ttl "$(key)"
+  expect_reply "(integer) 30"
 }
 
 @test "SET still refuses GETEX's PERSIST" {
   rcli set "$(key)" v ex 100
-  run rcli set "$(key)" w PERSIST
-  [ "$output" = "ERR syntax error" ]
-  run rcli set "$(key)" w EX 10 PERSIST
-  [ "$output" = "ERR syntax error" ]
-  [ "$(rcli get "$(key)")" = "v" ]
+  send set "$(key)" w PERSIST
+  expect_reply "ERR syntax error"
+  send set "$(key)" w EX 10 PERSIST
+  expect_reply "ERR syntax error"
+  send get "$(key)"
+  expect_reply "v"
 }
 
 @test "the rest of SET is unchanged: chapter 07's SET suite passes" {
-  run bats --tap "$BATS_TEST_DIRNAME/../../07-set-options-fsm/set.bats"
+  send_as "chapter 07's SET suite, tests/07-set-options-fsm/set.bats (bats --tap)" \
+    bats --tap "$BATS_TEST_DIRNAME/../../07-set-options-fsm/set.bats"
   echo "$output" | grep -v '^ok '
-  [ "$status" -eq 0 ]
+  expect_status 0
 }

@@ -1,0 +1,31 @@
+# pictures.mk -- the chapters' pictures, included by the Makefile.
+#
+# Each picture in docs/img/ is NAME.svg, rendered by Graphviz's dot from its
+# source NAME.dot. Two sources are printed by programs that run the code they
+# picture:
+#   tests/tools/draw_resp_frames.c    common/resp.c's parser   01-resp-pipeline.dot
+#   tests/tools/draw_wheel_cascade.c  step 06's timewheel.c    06-wheel-cascade.dot
+# and chapter 07's state machine by print_fsm (fsm.mk); the others are
+# written by hand and list the names they show (tests/tools/pictures_check.sh
+# looks them up in the code).
+#
+#   make pictures         print the generated sources again and redraw every .svg
+#   make pictures-check   fail when a picture differs from what its source draws now
+
+PICTURE_TOOLS := $(BUILD)/tools/draw_resp_frames $(BUILD)/tools/draw_wheel_cascade
+
+$(BUILD)/tools/draw_resp_frames: tests/tools/draw_resp_frames.c common/resp.c common/alloc.c \
+                                 common/strnum.c common/panic.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Icommon $(filter %.c,$^) -o $@
+
+$(BUILD)/tools/draw_wheel_cascade: tests/tools/draw_wheel_cascade.c steps/06-timewheel/timewheel.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Isteps/06-timewheel $(filter %.c,$^) -o $@
+
+.PHONY: pictures pictures-check
+pictures: $(PICTURE_TOOLS)
+	@bash tests/tools/pictures_check.sh --write $(BUILD)/tools
+
+pictures-check: $(PICTURE_TOOLS)
+	@bash tests/tools/pictures_check.sh $(BUILD)/tools
