@@ -220,8 +220,10 @@ if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
   if [ -f steps/07-set-options-fsm/set_fsm.c ]; then
     run_check "set_fsm table and drawing in docs/" make --no-print-directory BUILD="$BUILD" fsm-check
   fi
-  run_check "pictures in docs/img match their sources and the code they name" \
-    make --no-print-directory BUILD="$BUILD" pictures-check
+  # The pictures are drawn from every step's code: not in a starter repository.
+  have_part "pictures in docs/img" steps/06-timewheel steps/07-set-options-fsm &&
+    run_check "pictures in docs/img match their sources and the code they name" \
+      make --no-print-directory BUILD="$BUILD" pictures-check
   # Each chapter's grader: every test in a stage, each chapter's "What the
   # grader checks" as the stages say; every check prints the exchange.
   run_check "graders' stages match the chapters" "$PYTHON" tests/tools/stages.py check
