@@ -129,7 +129,7 @@ grade_one() { # grade_one NAME DIR
     [ "${#as_user[@]}" = 0 ] || chown -R "$SANDBOX_UID:$SANDBOX_UID" "$s" "$g"
     {
       echo "== build: make $target"
-      sandbox "$s" "$g" make -s --no-print-directory STEP="$num" SERVER=workspace "$target" 2>&1
+      sandbox "$s" "$g" make -s --no-print-directory STEP="$num" ${ex:+EX="$ex"} SERVER=workspace "$target" 2>&1
       echo "== build status: $?"
     } >"$dest/build.txt"
     if grep -qx '== build status: 0' "$dest/build.txt"; then
