@@ -59,7 +59,8 @@ endif
 
 # ---- Building them -----------------------------------------------------------
 # common/ is compiled once, into build/common/, with one event-loop back end.
-COMMON_SRC := $(filter-out common/el_%.c,$(wildcard common/*.c)) common/$(BACKEND).c
+# (A starter repository for chapter 01 has no common/: the workspace is it.)
+COMMON_SRC := $(if $(wildcard common/*.c),$(filter-out common/el_%.c,$(wildcard common/*.c)) common/$(BACKEND).c)
 COMMON_OBJ := $(patsubst common/%.c,$(BUILD)/common/%.o,$(COMMON_SRC))
 objects_of  = $(patsubst steps/%.c,$(BUILD)/%.o,$(wildcard steps/$(1)/*.c))
 

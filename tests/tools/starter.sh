@@ -5,7 +5,7 @@
 #
 # Writes DEST, a git repository of one commit holding what a student needs to
 # write chapter NN and nothing of its answer: the Makefile, LICENSE,
-# .clang-format, common/, the steps before NN, the workspace `make workspace
+# .clang-format, common/ (but for chapter 01, which writes it), the steps before NN, the workspace `make workspace
 # STEP=NN` makes, the tests and graders of chapters 01..NN, chapters 01..NN
 # of docs/ with the pictures they show, and a README.md for students. No
 # steps/NN or later, no docs/solutions, no benchmark results.
@@ -45,7 +45,9 @@ make_workspace() {
 wanted() {
   local f=$1 nn
   case $f in
-    Makefile | LICENSE | .clang-format | .gitignore | common/*) return 0 ;;
+    # Chapter 01 writes common/: its workspace has its own copies, to write.
+    common/*) [ "$num" != 01 ] || [ -n "$ex" ]; return ;;
+    Makefile | LICENSE | .clang-format | .gitignore) return 0 ;;
     tests/helpers/* | tests/make/* | tests/tools/* | tests/unit/*) return 0 ;;
     tests/run.sh | tests/exercises/check.sh | tests/exercises/grade.sh) return 0 ;;
     steps/[0-9][0-9]-*) nn=${f#steps/} ;;
