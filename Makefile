@@ -110,5 +110,5 @@ clean:
 	rm -rf build
 
 include $(addprefix tests/make/,build-vars.mk unit.mk workspace.mk test.mk exercises.mk grade.mk \
-          robustness.mk fsm.mk pictures.mk bench.mk compile_commands.mk deps.mk starter.mk)
+          robustness.mk fsm.mk pictures.mk bench.mk compile_commands.mk deps.mk book.mk starter.mk)
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -204,6 +204,9 @@ static long decode_word(char **pp, char *end) {
     return out - start;
 }
 
+/* One inline request: a line ending in LF (a CR before it is dropped), cut at
+ * its first NUL byte as Redis's C-string splitting cuts it, then split into
+ * words by decode_word(). A blank line is PARSE_NOTHING. */
 static parse_status parse_inline(request_parser *p, char *buf, size_t len) {
     char *line = buf + p->pos;
     char *nl = memchr(line, '\n', len - p->pos);

@@ -13,7 +13,16 @@
  *
  * Arguments are not copied: each `arg` points into the query buffer, and is
  * valid until the caller consumes those bytes. Limits and error texts are
- * Redis 7's, so a client sees the same protocol errors from both. */
+ * Redis 7's, so a client sees the same protocol errors from both. p->error
+ * holds one of these (the server replies "-ERR " and the text, then closes):
+ *   Protocol error: invalid multibulk length     *N not a number, or > INT_MAX
+ *   Protocol error: expected '$', got 'x'        an argument not starting with $
+ *   Protocol error: invalid bulk length          $N negative, not a number, > 512 MB
+ *   Protocol error: too big mbulk count string   a *N line over 64 KB, no CRLF yet
+ *   Protocol error: too big bulk count string    a $N line over 64 KB, no CRLF yet
+ *   Protocol error: too big inline request       an inline line over 64 KB, no LF yet
+ *   Protocol error: unbalanced quotes in request an inline quote left open
+ * *0, *-1 and a blank inline line are no command and get no reply. */
 #ifndef RESP_H
 #define RESP_H
 

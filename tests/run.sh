@@ -240,6 +240,9 @@ if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
     # It needs the project's files of chapters 01 and 02 (a starter may not have them).
     have_part "workspaces of chapters 01 and 02" common steps/01-resp steps/02-get-set &&
       run_tap "workspaces: skeletons fail, the reference passes" bash tests/tools/workspace_check.sh
+    part "the book: every page in headless Chromium (links, anchors, images, script errors)"
+    have_part "the book" tests/book &&
+      run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py
   fi
 fi
 

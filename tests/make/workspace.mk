@@ -69,14 +69,20 @@ WS_COMMON_OBJ := $(if $(WS_SELF),,$(patsubst common/%.c,$(WS_OUT)/common/%.o,$(C
 # The workspace's files are compiled with the name the server prints, "01-resp
 # (your workspace)": it starts with the step's name, which the suites read
 # from INFO's tutorial_step.
+# A workspace's build says one short line per file, so that the compiler's
+# warnings about your code stand out; V=1 shows the whole commands.
+WS_Q := $(if $(filter 1,$(V)),,@)
 $(WS_OUT)/obj/%.o: $(WS_DIR)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WS_CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(WS_LABEL)"' $(WS_INC) -c $< -o $@
+	$(if $(WS_Q),@echo "  cc   $<")
+	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(WS_LABEL)"' $(WS_INC) -c $< -o $@
 $(WS_OUT)/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(WS_CFLAGS) $(DEPFLAGS) -Icommon -c $< -o $@
+	$(if $(WS_Q),@echo "  cc   $<")
+	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) -Icommon -c $< -o $@
 $(WS_BIN): $(WS_OBJ) $(WS_COMMON_OBJ)
-	$(CC) $(WS_CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$(STEP_DIR))
+	$(if $(WS_Q),@echo "  link $@")
+	$(WS_Q)$(CC) $(WS_CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$(STEP_DIR))
 
 # The unit tests, for a chapter's workspace: linked with every file of it but
 # main.c, from an archive, as unit.mk links a step's.
@@ -86,11 +92,12 @@ WS_UNIT_SRC  := $(if $(WS_SELF),$(wildcard tests/unit/test_*.c),\
                   $(filter-out %/unit_prefetch.c,$(wildcard tests/$(STEP_DIR)/unit_*.c)))
 WS_UNITS     := $(patsubst $(WS_UNIT_FROM)/%.c,$(WS_OUT)/unit/%,$(WS_UNIT_SRC))
 $(WS_OUT)/modules.a: $(filter-out $(WS_OUT)/obj/main.o,$(WS_OBJ)) $(WS_COMMON_OBJ)
-	rm -f $@ && $(AR) rcs $@ $^
+	$(WS_Q)rm -f $@ && $(AR) rcs $@ $^
 $(WS_OUT)/unit/%: $(WS_UNIT_FROM)/%.c $(WS_OUT)/modules.a
 	@mkdir -p $(@D)
 	@rm -f $@
-	$(CC) $(WS_CFLAGS) $(DEPFLAGS) $(CHECK_FLAGS) -DSTEP_NAME='"$(STEP_DIR)"' $(WS_INC) \
+	$(if $(WS_Q),@echo "  unit $@")
+	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) $(CHECK_FLAGS) -DSTEP_NAME='"$(STEP_DIR)"' $(WS_INC) \
 	  $< $(WS_OUT)/modules.a -o $@ $(CHECK_LIBS) $(LDLIBS) $(LIBS_$(STEP_DIR)) \
 	  || echo "$@ did not build: the grader reports it"
 endif

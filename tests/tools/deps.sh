@@ -14,6 +14,8 @@
 # DIGEST), bubblewrap (make grade-class's sandbox), and the real client
 # libraries of tests/clients/: hiredis,
 # redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
+# The book (make book, tests/book/) needs pandoc and chromium, which loads
+# every page in its test, and diff2html from npm (tests/book/install.sh).
 set -u
 MODE=${1:-check}
 
@@ -32,8 +34,11 @@ TEST_TOOLS=(
   "python-redis:python3-redis"
   "dot:graphviz"
   "patch:patch"
+  "nc:netcat-openbsd"
   "clang:clang"
   "fuzzer-runtime:libclang-rt-dev"
+  "pandoc:pandoc"
+  "chromium:chromium"
   "bwrap:bubblewrap"
 )
 # The benchmarks build the servers (libxxhash) and need Redis and its client
@@ -83,8 +88,10 @@ mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF &
 # no-op when they are installed, a message (and no failure) without Node.js.
 # Only the tests use them.
 node_clients() {
-  # A starter repository for students has no tests/clients/.
-  [ "$MODE" = bench ] || [ ! -f tests/clients/install.sh ] || bash tests/clients/install.sh
+  [ "$MODE" = bench ] && return 0
+  # A starter repository for students has neither tests/clients/ nor tests/book/.
+  if [ -f tests/clients/install.sh ]; then bash tests/clients/install.sh || return 1; fi
+  if [ -f tests/book/install.sh ]; then bash tests/book/install.sh; fi
 }
 
 if [ ${#missing[@]} -eq 0 ]; then

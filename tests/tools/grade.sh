@@ -51,7 +51,10 @@ run_unit() {
   failed_checks=$((failed_checks + bad))
   if [ "$status" -ne 0 ] || [ -z "$line" ] || ! grep -q 'Failures: 0, Errors: 0' <<<"$line"; then
     echo "  unit tests $1: ${line:-no summary (the test binary crashed)}"
-    grep -E ':[FES]:' <<<"$out" | sed -E 's/^[^:]*\/([^/:]+:)/\1/; s/^/    /' | head -20
+    # A failure's line, and the indented lines of its message (sent, expected,
+    # received) under it.
+    awk '/:[FES]:/ { show = 1; print; next } show && /^  / { print; next } { show = 0 }' <<<"$out" |
+      sed -E 's/^[^:]*\/([^/:]+:)/\1/; s/^/    /' | head -30
     # A workspace's stubs abort with "not written yet: f() in file.c, see ...".
     grep -o 'not written yet: .*' <<<"$out" | sort -u | head -5 | sed 's/^/    /'
     [ -n "$line" ] || tail -5 <<<"$out" | sed 's/^/    /'

@@ -56,6 +56,7 @@ tmp=$(mktemp -d "workspace/.$target.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 final=$dest
 dest=$tmp
+finished="steps/$target/"
 if [ -n "$ex" ]; then
   cp -r "steps/$target/." "$dest"
   from="a copy of steps/$target"
@@ -65,6 +66,7 @@ elif [ "$num" = 01 ]; then
   # shellcheck disable=SC2086 # the list is file names without spaces
   strip "docs/$target.md" common $SKELETONS_01
   from="steps/$target/ and common/, with skeletons of: $SKELETONS_01"
+  finished="common/ and steps/$target/"
   compare="for f in $SKELETONS_01; do diff -u common/\$f $final/\$f; done"
 elif [ "$num" = 02 ]; then
   cp -r "steps/$target/." "$dest"
@@ -96,7 +98,7 @@ cat <<MSG
 Created $dest: $from.
 Now:
   1. read docs/$target.md and write $dest/ until it does what the chapter
-     describes (the finished step is steps/$target/, if you want to peek);
+     describes (the finished files are in $finished, if you want to peek);
   2. grade it:  make grade STEP=$num
      (builds $dest with the project's flags, FASTPATH=0, into
      build/workspace/$target/, and runs the chapter's stages in order, stopping at

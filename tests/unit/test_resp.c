@@ -25,7 +25,7 @@ static void trace_command(const request_parser *p, char *trace, size_t cap) {
             if (ch >= 32 && ch < 127 && ch != '\\')
                 snprintf(c, sizeof(c), "%c", ch);
             else
-                snprintf(c, sizeof(c), "\\%02x", ch);
+                snprintf(c, sizeof(c), "\\x%02x", ch);
             strncat(trace, c, cap - strlen(trace) - 1);
         }
     }
@@ -67,17 +67,46 @@ done:
     parser_free(&p);
 }
 
-/* Assert that every split of input gives the expected trace. */
-static void check_all_splits(const char *input, size_t len, const char *expected) {
-    char trace[4096];
-    for (size_t split = 0; split <= len; split++) {
-        parse_split(input, len, split, trace, sizeof(trace));
-        ck_assert_msg(strcmp(trace, expected) == 0, "split at %zu: got %s, want %s", split, trace,
-                      expected);
+/* `input` with every byte outside printable ASCII (and the backslash)
+ * written as \xHH, as the traces write them. */
+static void show_bytes(const char *input, size_t len, char *out, size_t cap) {
+    out[0] = '\0';
+    for (size_t i = 0; i < len; i++) {
+        char c[5];
+        unsigned char ch = (unsigned char)input[i];
+        if (ch >= 32 && ch < 127 && ch != '\\')
+            snprintf(c, sizeof(c), "%c", ch);
+        else
+            snprintf(c, sizeof(c), "\\x%02x", ch);
+        strncat(out, c, cap - strlen(out) - 1);
     }
 }
 
-#define CHECK_ALL_SPLITS(lit, expected) check_all_splits(lit, sizeof(lit) - 1, expected)
+/* Does every split of input give the expected trace? If not, write what was
+ * sent, expected and received to `why`. */
+static int all_splits_give(const char *input, size_t len, const char *expected, char *why,
+                           size_t cap) {
+    char trace[4096], sent[2048];
+    for (size_t split = 0; split <= len; split++) {
+        parse_split(input, len, split, trace, sizeof(trace));
+        if (strcmp(trace, expected) == 0) continue;
+        show_bytes(input, len, sent, sizeof(sent));
+        snprintf(why, cap,
+                 "\n  sent:     %s\n            (in two reads, split after byte %zu)"
+                 "\n  expected: %s\n  received: %s",
+                 sent, split, expected, trace);
+        return 0;
+    }
+    return 1;
+}
+
+/* A macro, so that a failure names the line of the check, not of the helper. */
+#define CHECK_ALL_SPLITS(lit, expected)                                                            \
+    do {                                                                                           \
+        char why_[8192];                                                                           \
+        ck_assert_msg(all_splits_give(lit, sizeof(lit) - 1, expected, why_, sizeof(why_)), "%s",   \
+                      why_);                                                                       \
+    } while (0)
 
 START_TEST(pipelined_stream_every_split) {
     CHECK_ALL_SPLITS("*2\r\n$4\r\nECHO\r\n$5\r\nhello\r\nPING\r\n*1\r\n$4\r\nPING\r\n"
@@ -89,18 +118,19 @@ START_TEST(pipelined_stream_every_split) {
                      "$4\r\nb\r\nb\r\n$1\r\nv\r\n*0\r\n\r\n*1\r\n$4\r\nPING\r\n"
                      "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nv\r\n"
                      "*2\r\n$3\r\nGET\r\n$3\r\nccc\r\n*2\r\n$3\r\nGET\r\n$2\r\ndd",
-                     "[GET|a][PING][SET|b\\0d\\0ab|v][PING][SET||v][GET|ccc]");
+                     "[GET|a][PING][SET|b\\x0d\\x0ab|v][PING][SET||v][GET|ccc]");
 }
 END_TEST
 
 START_TEST(binary_bulk_with_crlf_and_nul) {
-    CHECK_ALL_SPLITS("*2\r\n$4\r\nECHO\r\n$6\r\n\r\n\0a\r\n\r\n", "[ECHO|\\0d\\0a\\00a\\0d\\0a]");
+    CHECK_ALL_SPLITS("*2\r\n$4\r\nECHO\r\n$6\r\n\r\n\0a\r\n\r\n",
+                     "[ECHO|\\x0d\\x0a\\x00a\\x0d\\x0a]");
 }
 END_TEST
 
 START_TEST(inline_quoting_rules) {
     CHECK_ALL_SPLITS("ECHO \"\\x41\\n\\t\\q\" 'it\\'s' ab\"c d\" \"\"\r\n",
-                     "[ECHO|A\\0a\\09q|it's|abc d|]");
+                     "[ECHO|A\\x0a\\x09q|it's|abc d|]");
     /* A NUL ends the line, as in Redis's C-string splitting. */
     CHECK_ALL_SPLITS("ECHO a\0b\r\nPING\r\n", "[ECHO|a][PING]");
 }

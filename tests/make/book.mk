@@ -1,0 +1,22 @@
+# book.mk -- the tutorial as a static site, included by the Makefile.
+#
+#   make book                  render it into build/book/ (open build/book/index.html;
+#                              no server needed): README, chapters, benchmarks, each
+#                              chapter's diff page and every step's source, linked
+#   make book-diff FROM=AA TO=BB   the diff page of any two steps, build/book/diff/
+#   make book-check            build it and load every page in headless Chromium:
+#                              links, anchors, images, script errors (TAP)
+# They need pandoc, and for the diff pages node and diff2html (npm, pinned in
+# tests/book/package-lock.json); make deps installs them. Without pandoc,
+# make book says what to install and succeeds.
+
+.PHONY: book book-diff book-check
+book:
+	@python3 tests/book/build.py $(BUILD)/book
+
+book-diff:
+	@test -n "$(FROM)" -a -n "$(TO)" || { echo "usage: make book-diff FROM=AA TO=BB" >&2; exit 2; }
+	@python3 tests/book/build.py $(BUILD)/book --diff $(FROM) $(TO)
+
+book-check:
+	@BUILD=$(BUILD) python3 tests/tools/book_check.py
