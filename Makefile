@@ -41,18 +41,26 @@ BUILD ?= build$(BUILD_POLL)$(BUILD_NOFAST)
 
 # ---- The steps ---------------------------------------------------------------
 # STEP=5, 05 or 05-active-sampling name one step; an unknown STEP is an error.
+# A step may exist only as your workspace (workspace/NN-name/, as in a
+# starter repository, which has no steps/NN-name): SERVER is then workspace.
 STEPS  := $(sort $(patsubst steps/%/main.c,%,$(wildcard steps/[0-9][0-9]-*/main.c)))
 NEWEST := $(lastword $(STEPS))
+WS_ONLY_STEPS := $(filter-out $(STEPS),$(filter $(patsubst tests/%/,%,$(wildcard tests/[0-9][0-9]-*/)),\
+  $(patsubst workspace/%/main.c,%,$(wildcard workspace/[0-9][0-9]-*/main.c))))
 ifdef STEP
-  STEP_DIR := $(filter $(STEP) $(STEP)-% 0$(STEP)-%,$(STEPS))
+  STEP_DIR := $(filter $(STEP) $(STEP)-% 0$(STEP)-%,$(STEPS) $(WS_ONLY_STEPS))
   ifneq ($(words $(STEP_DIR)),1)
-    $(error unknown step STEP=$(STEP); the steps are $(STEPS))
+    $(error unknown step STEP=$(STEP); the steps are $(STEPS) $(WS_ONLY_STEPS))
+  endif
+  ifneq ($(filter $(STEP_DIR),$(WS_ONLY_STEPS)),)
+    SERVER ?= workspace
   endif
 endif
 
 # ---- Building them -----------------------------------------------------------
 # common/ is compiled once, into build/common/, with one event-loop back end.
-COMMON_SRC := $(filter-out common/el_%.c,$(wildcard common/*.c)) common/$(BACKEND).c
+# (A starter repository for chapter 01 has no common/: the workspace is it.)
+COMMON_SRC := $(if $(wildcard common/*.c),$(filter-out common/el_%.c,$(wildcard common/*.c)) common/$(BACKEND).c)
 COMMON_OBJ := $(patsubst common/%.c,$(BUILD)/common/%.o,$(COMMON_SRC))
 objects_of  = $(patsubst steps/%.c,$(BUILD)/%.o,$(wildcard steps/$(1)/*.c))
 
@@ -102,5 +110,5 @@ clean:
 	rm -rf build
 
 include $(addprefix tests/make/,build-vars.mk unit.mk workspace.mk test.mk exercises.mk grade.mk \
-          robustness.mk fsm.mk pictures.mk bench.mk compile_commands.mk deps.mk book.mk)
+          robustness.mk fsm.mk pictures.mk bench.mk compile_commands.mk deps.mk book.mk starter.mk)
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -5,6 +5,8 @@
 # that fails; LIST=1 prints them and their checks. SERVER defaults to your
 # workspace when workspace/NN-name/ exists (see workspace.mk), else to the
 # project's step NN. tests/tools/grade.sh does the work.
+# STAGE=NN-K runs that stage alone; JUNIT_DIR=dir also writes bats's JUnit
+# reports there (both for the class grader and GitHub Classroom, starter.mk).
 # make grade-docs rewrites each chapter's "What the grader checks" from the
 # stages; make test checks that they agree.
 
@@ -16,7 +18,8 @@ GRADE_UNIT_DIR ?= $(BUILD)/unit
 grade: check-deps $(if $(LIST),,$(GRADE_NEEDS))
 	@test -n "$(STEP_DIR)" || { echo "usage: make grade STEP=NN [SERVER=...] [LIST=1]" >&2; exit 2; }
 	@SERVER="$(or $(SERVER),$(CURDIR)/$(BUILD)/$(STEP_DIR)/server)" UNIT_DIR="$(GRADE_UNIT_DIR)" \
-	  LIST="$(LIST)" bash tests/tools/grade.sh "$(STEP_DIR)"
+	  LIST="$(LIST)" STAGE="$(STAGE)" JUNIT_DIR="$(if $(JUNIT_DIR),$(abspath $(JUNIT_DIR)))" \
+	  bash tests/tools/grade.sh "$(STEP_DIR)"
 
 grade-docs:
 	@python3 tests/tools/stages.py update

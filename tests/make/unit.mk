@@ -7,7 +7,7 @@
 
 CHECK_FLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
-UNIT_COMMON := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c))
+UNIT_COMMON := $(if $(COMMON_SRC),$(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(wildcard tests/unit/test_*.c)))
 UNIT_STEPS  := $(patsubst tests/%.c,$(BUILD)/unit/%,$(wildcard $(STEPS:%=tests/%/unit_*.c)))
 UNIT_BINS   := $(UNIT_COMMON) $(UNIT_STEPS)
 

@@ -55,7 +55,7 @@ WS_NAME := $(notdir $(WS_DIR))
 WS_OUT  := $(BUILD)/workspace/$(WS_NAME)
 WS_BIN  := $(WS_OUT)/server
 # Chapter 01's workspace (not an exercise's) has common/ in it.
-WS_SELF := $(if $(filter $(firstword $(STEPS)),$(WS_NAME)),1)
+WS_SELF := $(if $(filter $(firstword $(sort $(STEPS) $(WS_ONLY_STEPS))),$(WS_NAME)),1)
 WS_LABEL := $(STEP_DIR) (your $(if $(filter $(STEP_DIR),$(WS_NAME)),workspace,exercise $(EX)))
 
 WS_CFLAGS := $(filter-out -DFASTPATH=% -Werror,$(CFLAGS)) -DFASTPATH=0 \

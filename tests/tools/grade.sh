@@ -6,7 +6,13 @@
 #   UNIT_DIR  where that server's unit tests were built (build/unit for the
 #             project's steps, build/workspace/NN-name/unit for a workspace)
 #   LIST=1    print the stages and their checks instead of running them
+#   STAGE=NN-K  run only that stage (each stage starts its own servers, so it
+#             stands alone; GitHub Classroom scores the stages one by one)
+#   JUNIT_DIR  also write bats's JUnit report of each stage, as
+#             JUNIT_DIR/ID/report.xml (the class grader merges them)
 # The stages are in tests/NN-name/stages; tests/tools/stages.py reads them.
+# The last line is for scripts: "grade: stages 3/6, checks 20 passed 1
+# failed, first failing 05-4" ("first failing none" when all passed).
 #   grade.sh NN
 set -u
 cd "$(dirname "$0")/../.."
@@ -32,12 +38,17 @@ run_unit() {
   local bin=$UNIT_DIR/$1 out
   if [ ! -x "$bin" ]; then
     echo "  unit tests $1: not built ($bin)"
+    checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
     return 1
   fi
   out=$("$bin" 2>&1)
-  local status=$? line
+  local status=$? line bad
   line=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' <<<"$out" | tail -1)
   checks=$((checks + $(sed -nE 's/.*Checks: ([0-9]+).*/\1/p' <<<"$line")))
+  bad=$(sed -nE 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/p' <<<"$line")
+  # No summary: the binary crashed, which counts as one failed check.
+  [ -n "$bad" ] || { bad=1; checks=$((checks + 1)); }
+  failed_checks=$((failed_checks + bad))
   if [ "$status" -ne 0 ] || [ -z "$line" ] || ! grep -q 'Failures: 0, Errors: 0' <<<"$line"; then
     echo "  unit tests $1: ${line:-no summary (the test binary crashed)}"
     # A failure's line, and the indented lines of its message (sent, expected,
@@ -57,38 +68,53 @@ run_unit() {
 
 # bats --tap prints "ok N name", "not ok N name" and, under a failure, the
 # test's own lines starting with "# ": the sent/expected/received lines.
-run_bats() { # run_bats ID FILES...
-  local id=$1 out filter=()
-  shift
+run_bats() { # run_bats ID STAGE FILES...
+  local id=$1 stage=$2 out filter=() junit=()
+  shift 2
   [ "$id" != all ] && filter=(--filter "^$id ")
-  out=$(bats --tap "${filter[@]}" "$@" 2>&1)
+  if [ -n "${JUNIT_DIR:-}" ]; then
+    mkdir -p "$JUNIT_DIR/$stage" && junit=(--report-formatter junit --output "$JUNIT_DIR/$stage")
+  fi
+  out=$(bats --tap "${junit[@]}" "${filter[@]}" "$@" 2>&1)
   local status=$? ok notok
   # -a: a reply with binary bytes in it must not make grep drop lines.
   ok=$(grep -acE '^ok [0-9]+' <<<"$out")
   notok=$(grep -acE '^not ok [0-9]+' <<<"$out")
   checks=$((checks + ok + notok))
+  failed_checks=$((failed_checks + notok))
+  # A suite that failed outside any test (its server did not start) counts one.
+  [ "$status" -ne 0 ] && [ "$notok" -eq 0 ] && checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
   if [ "$status" -ne 0 ] || [ "$notok" -ne 0 ]; then
     grep -avE '^(ok [0-9]|1\.\.)' <<<"$out" | sed -E 's/^# ?/      /; s/^not ok [0-9]+ /  FAILED: /'
     return 1
   fi
 }
 
-total=0 passed_stages=0
+# The one line scripts read (tests/tools/grade_class.sh, GitHub Classroom).
+summary() { # summary FIRST_FAILING
+  echo "grade: stages $passed_stages/$nstages, checks $((total - all_failed)) passed $all_failed failed, first failing $1"
+}
+
+if [ -n "${STAGE:-}" ]; then
+  plan=$(grep -E "^$STAGE"$'\x1f' <<<"$plan") ||
+    { echo "grade: no stage '$STAGE' in chapter $num (make grade STEP=$num LIST=1 lists them)" >&2; exit 2; }
+fi
+total=0 passed_stages=0 all_failed=0
 nstages=$(wc -l <<<"$plan")
 while IFS=$'\x1f' read -r id what section anchor units files; do
-  checks=0
+  checks=0 failed_checks=0
   printf 'stage %s: %s\n' "$id" "$what"
   ok=1
   for u in $units; do run_unit "$u" || ok=0; done
   if [ "$ok" = 1 ] && [ -n "$files" ]; then
     # shellcheck disable=SC2086 # files is a list of paths without spaces
     if [ -n "$section" ]; then
-      SUITE_IS_SERVER_STEP=1 run_bats "$id" $files || ok=0
+      SUITE_IS_SERVER_STEP=1 run_bats "$id" "$id" $files || ok=0
     else
-      SUITE_IS_SERVER_STEP=0 run_bats all $files || ok=0
+      SUITE_IS_SERVER_STEP=0 run_bats all "$id" $files || ok=0
     fi
   fi
-  total=$((total + checks))
+  total=$((total + checks)) all_failed=$((all_failed + failed_checks))
   if [ "$ok" = 0 ]; then
     echo
     echo "Stage $id failed: $what."
@@ -98,9 +124,15 @@ while IFS=$'\x1f' read -r id what section anchor units files; do
       echo "An earlier chapter's check fails: make grade STEP=NN for that chapter says which stage."
     fi
     echo "Fix it and run the grader again; $passed_stages of $nstages stages passed."
+    summary "$id"
     exit 1
   fi
   printf "  passed: %d check%s\n" "$checks" "$([ "$checks" = 1 ] || echo s)"
   passed_stages=$((passed_stages + 1))
 done <<<"$plan"
-echo "chapter $num: all $nstages stages passed ($total checks)"
+if [ -n "${STAGE:-}" ]; then
+  echo "chapter $num: stage $STAGE passed ($total checks)"
+else
+  echo "chapter $num: all $nstages stages passed ($total checks)"
+fi
+summary none

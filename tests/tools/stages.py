@@ -30,10 +30,16 @@ def steps():
     return sorted(p.parent.name for p in ROOT.glob("steps/[0-9][0-9]-*/main.c"))
 
 
+def workspace_steps():
+    """Chapters that exist only as a learner's workspace (a starter repository)."""
+    return sorted(p.parent.name for p in ROOT.glob("workspace/[0-9][0-9]-*/main.c")
+                  if (ROOT / "tests" / p.parent.name).is_dir() and p.parent.name not in steps())
+
+
 def step_name(want):
     if re.fullmatch(r"[0-9]", want):
         want = "0" + want
-    for s in steps():
+    for s in steps() + workspace_steps():
         if want in (s, s.split("-")[0]):
             return s
     sys.exit("unknown step '%s' (steps: %s)" % (want, " ".join(steps())))

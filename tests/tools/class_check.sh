@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# class_check.sh -- checks make starter and make grade-class on chapter 05.
+#
+# Builds a starter for chapter 05 and a class of four submissions:
+#   reference   steps/05-active-sampling copied into the workspace;
+#   unchanged   the starter as handed out;
+#   broken      a workspace that does not compile;
+#   escaper     the reference, plus code at the top of main() that tries to
+#               write files outside its copy (in this project's tree, in
+#               another submission, in a directory of this test), to
+#               connect to a port this test listens on, on 127.0.0.1 only,
+#               outside the sandbox, and to read a solution and another
+#               submission (if it can, it exits: no full marks).
+# First the escaper's server is run once outside any sandbox, to prove its
+# attempts work there; then make grade-class must give full marks, the first
+# stage failing, a build error, and full marks while every write and the
+# connection were refused; the reports must be there; nothing outside the
+# scratch copies may change (the submissions and the project tree,
+# checksummed before and after); and a second run grades alike.
+# Prints TAP ("ok N - ...", "not ok N - ..." with "#" lines saying what was
+# expected and what came). Needs bwrap (make deps) and root or a working
+# setpriv. Takes two to three minutes; QUICK=1 skips the second run and the
+# fork bomb (about one minute).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+STEP=05-active-sampling
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { # check DESCRIPTION EXPECTED RECEIVED
+  if [ "$2" = "$3" ]; then ok "$1"; else
+    not_ok "$1"
+    printf '#   expected: %s\n#   received: %s\n' "$2" "$3"
+  fi
+}
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+listener_pid=""
+cleanup() {
+  [ -n "$listener_pid" ] && kill "$listener_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ---- A listener on 127.0.0.1, outside any sandbox ------------------------------
+# It counts the connections it accepts in $tmp/connections.
+start_listener() {
+  python3 - "$tmp/port" "$tmp/connections" <<'PY' &
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+count = 0
+while True:
+    c, _ = s.accept()
+    count += 1
+    open(sys.argv[2], "w").write(str(count))
+    c.close()
+PY
+  listener_pid=$!
+  for _ in $(seq 50); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+  port=$(cat "$tmp/port")
+}
+
+# ---- The starter and the class ---------------------------------------------------
+# escape_code PORT FILES...: C code that tries each write and the
+# connection, then reads a solution of this project and a classmate's
+# work: if either can be opened it leaves a mark ($tmp/outside/read) and
+# exits, which costs it its grade.
+escape_code() {
+  local port=$1 f
+  shift
+  echo '#include <arpa/inet.h>'
+  echo '#include <stdio.h>'
+  echo '#include <sys/socket.h>'
+  echo '#include <unistd.h>'
+  echo 'static void try_to_escape(void) {'
+  for f in "$@"; do
+    echo "  { FILE *f = fopen(\"$f\", \"w\"); if (f) { fputs(\"escaped\\n\", f); fclose(f); } }"
+  done
+  echo '  int fd = socket(AF_INET, SOCK_STREAM, 0);'
+  echo "  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons($port)};"
+  echo '  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);'
+  echo '  if (fd >= 0) { (void)connect(fd, (struct sockaddr *)&a, sizeof a); close(fd); }'
+  for f in "${reads[@]}"; do
+    echo "  { FILE *r = fopen(\"$f\", \"r\"); if (r) { fclose(r); FILE *m = fopen(\"$tmp/outside/read\", \"w\"); if (m) fclose(m); exit(3); } }"
+  done
+  echo '}'
+}
+
+make_class() {
+  local subs=$tmp/submissions ws
+  make -s --no-print-directory starter STEP=05 DEST="$tmp/starter" >/dev/null || return 1
+  ws=workspace/$STEP
+  mkdir -p "$subs"
+  for s in reference unchanged broken escaper; do git clone -q "$tmp/starter" "$subs/$s"; done
+  rm -rf "$subs/reference/$ws" "$subs/escaper/$ws"
+  cp -r "steps/$STEP" "$subs/reference/$ws"
+  cp -r "steps/$STEP" "$subs/escaper/$ws"
+  printf '\nthis line is not C;\n' >>"$subs/broken/$ws/main.c"
+  mkdir -p "$tmp/outside"
+  targets=("$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$subs/reference/escaped")
+  reads=("$ROOT/docs/solutions/$STEP-ex1.patch" "$subs/reference/$ws/main.c")
+  escape_code "$port" "${targets[@]}" >"$tmp/escape.c"
+  call_first_in_main "$subs/escaper/$ws/main.c" "$tmp/escape.c" try_to_escape
+}
+
+# call_first_in_main MAIN_C CODE_FILE FUNCTION: put the code above main()
+# (not at the top: the file's feature macros come first) and call FUNCTION
+# first thing in main().
+call_first_in_main() {
+  awk -v code="$2" -v fn="$3" '/^int main\(int argc, char \*\*argv\) \{$/ {
+      while ((getline line < code) > 0) print line
+      print; print "  " fn "();"; next }
+    { print }' "$1" >"$1.new" && mv "$1.new" "$1"
+  grep -q "^  $3();" "$1"
+}
+
+# A server that forks until it cannot (the children wait forever), then never
+# answers: the process limit must hold and the time limit end it.
+hog_code() {
+  cat <<'C'
+#include <sys/types.h>
+#include <unistd.h>
+static void hog(void) {
+  while (fork() >= 0) {
+  }
+  for (;;) pause();
+}
+C
+}
+
+# The escaper's server, built and run once here, outside the sandbox: its
+# attempts must work, or their failure in the sandbox would prove nothing.
+control_run() {
+  local c=$tmp/control
+  cp -r "$tmp/starter" "$c" && rm -rf "$c/workspace/$STEP" && cp -r "$tmp/submissions/escaper/workspace/$STEP" "$c/workspace/"
+  make -s --no-print-directory -C "$c" STEP=05 SERVER=workspace "build/workspace/$STEP/server" >/dev/null 2>&1 || return 1
+  "$c/build/workspace/$STEP/server" --port 0 >/dev/null 2>&1 &
+  local pid=$!
+  sleep 0.5
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rm -rf "$c"
+}
+
+# fingerprint DIR [PRUNE...]: every path and every file's checksum.
+fingerprint() {
+  local dir=$1 prune=()
+  shift
+  for p in "$@"; do prune+=(-path "$dir/$p" -prune -o); done
+  find "$dir" "${prune[@]}" -print0 | sort -z | xargs -0 sha256sum 2>/dev/null | sha256sum | cut -d' ' -f1
+  find "$dir" "${prune[@]}" -print | sort | sha256sum | cut -d' ' -f1
+}
+
+escaped_files() { # how many of the escaper's target files exist
+  local f count=0
+  for f in "${targets[@]}" "$tmp/outside/read"; do [ -e "$f" ] && count=$((count + 1)); done
+  echo "$count"
+}
+
+field() { # field STUDENT COLUMN: from grades.csv
+  python3 -c 'import csv,sys
+rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
+print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
+}
+
+echo "1..25"
+start_listener
+if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
+
+check "the starter has no steps/05 or later, no solutions, no benchmarks, one commit" \
+  "absent absent absent 1" \
+  "$(cd "$tmp/starter" && for p in "steps/$STEP" docs/solutions docs/benchmarks.md; do [ -e "$p" ] && echo -n "present " || echo -n "absent "; done
+     ls -d steps/0[6-9]-* 2>/dev/null; git rev-list --count HEAD)"
+
+control_run
+check "outside any sandbox, the escaper's server writes its 3 files and reads a solution" 4 "$(escaped_files)"
+check "outside any sandbox, the escaper's server connects to the listener" "1" "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
+rm -f "${targets[@]}" "$tmp/outside/read" "$tmp/connections"
+
+subs_before=$(fingerprint "$tmp/submissions")
+root_before=$(fingerprint "$ROOT" build .git)
+out=$tmp/report
+start=$(date +%s)
+make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run1.log" 2>&1
+status=$?
+check "make grade-class exits 0 (took $(($(date +%s) - start)) s)" 0 "$status"
+[ "$status" = 0 ] || sed 's/^/#   /' "$tmp/run1.log" | tail -20
+
+nst=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | wc -l)
+first=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | cut -d$'\x1f' -f1 | head -1)
+check "reference: builds" yes "$(field "$out" reference builds)"
+check "reference: all stages pass" "$nst/$nst none" "$(field "$out" reference stages) $(field "$out" reference 'first failing')"
+check "reference: no check fails" 0 "$(field "$out" reference 'checks failed')"
+check "unchanged: builds, fails the first stage" "yes 0/$nst $first" \
+  "$(field "$out" unchanged builds) $(field "$out" unchanged stages) $(field "$out" unchanged 'first failing')"
+check "broken: does not build" "no 0/$nst build" \
+  "$(field "$out" broken builds) $(field "$out" broken stages) $(field "$out" broken 'first failing')"
+check "broken: its grade.txt has the compiler's error" yes \
+  "$(grep -q 'error' "$out/students/broken/grade.txt" && echo yes || echo no)"
+check "escaper: graded, all stages pass (so it could read neither a solution nor a classmate's work)" "yes $nst/$nst none" \
+  "$(field "$out" escaper builds) $(field "$out" escaper stages) $(field "$out" escaper 'first failing')"
+check "escaper: none of its 3 files (nor the mark of a read) was written outside the sandbox" 0 "$(escaped_files)"
+check "escaper: the listener outside saw no connection" 0 "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
+check "the submissions did not change" "$subs_before" "$(fingerprint "$tmp/submissions")"
+check "the project tree did not change (but build/)" "$root_before" "$(fingerprint "$ROOT" build .git)"
+
+reports=$(cd "$out" && ls grades.csv grades.md grades.html summary.md students/*/grade.txt students/*/junit.xml 2>/dev/null | wc -l)
+check "reports: 4 tables and grade.txt and junit.xml for each of 4 students" 12 "$reports"
+check "junit.xml parses, the reference's has no failure" "0" \
+  "$(python3 -c 'import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get("failures"))' "$out/students/reference/junit.xml" 2>&1)"
+check "junit.xml of the unchanged starter has a failure" "yes" \
+  "$(python3 -c 'import sys,xml.etree.ElementTree as E; print("yes" if int(E.parse(sys.argv[1]).getroot().get("failures")) > 0 else "no")' "$out/students/unchanged/junit.xml" 2>&1)"
+check "summary.md says where students stopped" yes \
+  "$(grep -q "| $first | 1 | unchanged |" "$out/summary.md" && grep -q '| build | 1 | broken |' "$out/summary.md" && echo yes || echo no)"
+
+if [ -n "${QUICK:-}" ]; then
+  for what in "a second run gives the same grades" "escaper, second run: no file written, no connection" \
+    "hog: process limit" "hog: nothing left" "hog: graded and failed"; do
+    n=$((n + 1)); echo "ok $n - $what # skip QUICK is set"
+  done
+  echo "# $n checks, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
+
+# The same submissions again: the same grades (the seconds aside).
+cp "$out/grades.csv" "$tmp/grades1.csv"
+make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run2.log" 2>&1
+check "a second run gives the same grades" "$(cut -d, -f1-6 "$tmp/grades1.csv")" "$(cut -d, -f1-6 "$out/grades.csv")"
+check "escaper, second run: no file written, no connection" "0 0" \
+  "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
+# A fork bomb and endless wait, alone, with low limits: at most NPROC
+# processes of the sandbox's user at any time, none left after, a row.
+# Only as root, when that user (65534) runs nothing but the sandbox.
+if [ "$(id -u)" != 0 ]; then
+  for what in "hog: process limit" "hog: nothing left" "hog: graded and failed"; do
+    n=$((n + 1)); echo "ok $n - $what # skip not root: the sandbox runs as this user"
+  done
+  echo "# $n checks, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit
+fi
+hog_class() {
+  local subs=$tmp/hogclass ws=workspace/$STEP sampler
+  mkdir -p "$subs" && git clone -q "$tmp/starter" "$subs/hog"
+  rm -rf "${subs:?}/hog/$ws" && cp -r "steps/$STEP" "$subs/hog/$ws"
+  hog_code >"$tmp/hog.c"
+  call_first_in_main "$subs/hog/$ws/main.c" "$tmp/hog.c" hog || return 1
+  (while :; do ps -u 65534 --no-headers | wc -l; sleep 0.2; done) >"$tmp/samples" &
+  sampler=$!
+  start=$(date +%s)
+  make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$subs" OUT="$tmp/hogreport" \
+    TIMEOUT=30 NPROC=64 >"$tmp/hog.log" 2>&1
+  hog_seconds=$(($(date +%s) - start))
+  kill "$sampler"
+  wait "$sampler" 2>/dev/null
+  most=$(sort -n "$tmp/samples" | tail -1)
+}
+hog_class
+check "hog: the sandbox user never had more than NPROC=64 processes, and came near" yes \
+  "$([ "${most:-0}" -le 64 ] && [ "${most:-0}" -ge 40 ] && echo yes || echo "no: at most ${most:-?}")"
+# The kernel reaps the sandbox's processes as its namespace ends: give it 5 s.
+for _ in $(seq 25); do [ "$(ps -u 65534 --no-headers | wc -l)" = 0 ] && break; sleep 0.2; done
+check "hog: no process of the sandbox user is left" 0 "$(ps -u 65534 --no-headers | wc -l)"
+hog_first=$(field "$tmp/hogreport" hog 'first failing')
+check "hog: graded and failed (first failing: $hog_first), within TIMEOUT=30 s and the build (took $hog_seconds s)" yes \
+  "$([ "$hog_first" != none ] && [ "$hog_first" != "(no row)" ] && [ "$hog_seconds" -le 90 ] && echo yes || echo no)"
+echo "# $n checks, $failed failed"
+[ "$failed" -eq 0 ]

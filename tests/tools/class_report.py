@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""class_report.py -- the reports of make grade-class (tests/tools/grade_class.sh).
+
+    class_report.py junit GRADE_TXT JUNIT_DIR NAME   one student's junit.xml, on stdout
+    class_report.py tables OUT TITLE NSTAGES         OUT/grades.csv, grades.md,
+                                                     grades.html and summary.md
+
+junit: the JUnit files bats wrote, one per stage (JUNIT_DIR/ID/report.xml),
+merged into one <testsuites>, each suite named after its stage; before them a
+suite "stages" with one case per stage the grader reached, read from its
+output, so that a stage of unit tests (which bats does not run) shows too.
+tables: one row per student from OUT/students/NAME/result (key=value lines).
+"""
+import csv
+import html
+import pathlib
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+COLUMNS = ["student", "builds", "stages", "checks passed", "checks failed", "first failing", "seconds"]
+KEYS = ["student", "builds", "stages", "passed", "failed", "first", "seconds"]
+
+
+def stage_suite(grade_txt):
+    """A <testsuite name="stages">: each stage reached, passed or failed."""
+    suite = ET.Element("testsuite", name="stages")
+    text = pathlib.Path(grade_txt).read_text(errors="replace") if pathlib.Path(grade_txt).exists() else ""
+    current = None
+    for line in text.splitlines():
+        m = re.match(r"stage (\S+): (.*)", line)
+        if m:
+            current = ET.SubElement(suite, "testcase", classname="stages", name="%s %s" % m.groups())
+        elif current is not None and re.match(r"Stage \S+ failed", line):
+            ET.SubElement(current, "failure", message=line).text = text[-4000:]
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    return suite
+
+
+def junit(grade_txt, junit_dir, name):
+    root = ET.Element("testsuites", name=name)
+    root.append(stage_suite(grade_txt))
+    for report in sorted(pathlib.Path(junit_dir).glob("*/report.xml")):
+        stage = report.parent.name
+        try:
+            tree = ET.parse(report).getroot()
+        except ET.ParseError as e:
+            bad = ET.SubElement(root, "testsuite", name=stage, tests="1", failures="1")
+            case = ET.SubElement(bad, "testcase", classname=stage, name="JUnit report")
+            ET.SubElement(case, "failure", message="unreadable report: %s" % e)
+            continue
+        suites = [tree] if tree.tag == "testsuite" else tree.findall("testsuite")
+        for s in suites:
+            s.set("name", "%s %s" % (stage, s.get("name", "")))
+            root.append(s)
+    for attr in ("tests", "failures", "errors", "skipped"):
+        root.set(attr, str(sum(int(s.get(attr, "0") or 0) for s in root.findall("testsuite"))))
+    ET.indent(root)
+    sys.stdout.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+
+
+def rows(out):
+    result = []
+    for f in sorted(pathlib.Path(out, "students").glob("*/result")):
+        kv = dict(line.split("=", 1) for line in f.read_text().splitlines() if "=" in line)
+        result.append([kv.get(k, "") for k in KEYS])
+    return result
+
+
+def markdown_table(table):
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in table]
+    return "\n".join(lines) + "\n"
+
+
+def html_page(title, table):
+    head = "".join("<th>%s</th>" % html.escape(c) for c in COLUMNS)
+    body = "".join("<tr>%s</tr>\n" % "".join("<td>%s</td>" % html.escape(v) for v in r) for r in table)
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Grades: %s</title>\n"
+            "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
+            "td,th{border:1px solid #999;padding:3px 8px;text-align:left}</style></head>\n"
+            "<body><h1>Grades: %s</h1>\n<table><tr>%s</tr>\n%s</table></body></html>\n"
+            % (html.escape(title), html.escape(title), head, body))
+
+
+def summary(title, nstages, table):
+    n = len(table)
+    builds = sum(1 for r in table if r[1] == "yes")
+    full = sum(1 for r in table if r[5] == "none")
+    stuck = {}
+    for r in table:
+        if r[5] != "none":
+            stuck.setdefault(r[5], []).append(r[0])
+    out = ["# Grades: %s" % title, "",
+           "%d submissions: %d build, %d pass all %d stages." % (n, builds, full, nstages), ""]
+    if stuck:
+        out += ["Where students stopped (the first stage that failed), most first:", "",
+                "| first failing | students | who |", "|---|---|---|"]
+        for stage, who in sorted(stuck.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            out.append("| %s | %d | %s |" % (stage, len(who), ", ".join(who)))
+        out += ["", "`build`: the workspace does not compile; `timeout`: the grader was stopped; "
+                "otherwise a stage id of `make grade STEP=NN LIST=1`."]
+    return "\n".join(out) + "\n"
+
+
+def tables(out, title, nstages):
+    table = rows(out)
+    with open(pathlib.Path(out, "grades.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        w.writerows(table)
+    pathlib.Path(out, "grades.md").write_text("# Grades: %s\n\n" % title + markdown_table(table))
+    pathlib.Path(out, "grades.html").write_text(html_page(title, table))
+    pathlib.Path(out, "summary.md").write_text(summary(title, int(nstages), table))
+
+
+def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "junit":
+        junit(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "tables":
+        tables(*sys.argv[2:])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

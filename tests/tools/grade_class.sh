@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# grade_class.sh -- grade a whole class, each submission in a sandbox.
+#
+#   grade_class.sh NN SUBMISSIONS [OUT] [EX]   (make grade-class STEP=NN SUBMISSIONS=dir ...)
+#
+# Each subdirectory of SUBMISSIONS is one student's copy of the starter that
+# `make starter STEP=NN [EX=K]` writes. Only the student's workspace is taken
+# from it: it is copied into a fresh copy of a pristine starter, built here
+# from the project, so a student cannot change the graders. That copy is
+# built and graded (make grade, or make exercise for EX) inside bubblewrap:
+# no network but its own loopback, the system directories read-only, the
+# copy's graders, steps and prebuilt objects read-only, its workspace and
+# build/workspace writable, a private /tmp and HOME, no other process or
+# file of this machine visible; run by root, as an unprivileged user (uid
+# 65534) so that the process limit holds; under limits of time (TIMEOUT seconds, default
+# 600), address space (MEMORY, default 4G per process), processes (NPROC,
+# default 512) and file size (FSIZE, default 1G). Submissions are graded one
+# after another, in name order.
+#
+# Writes OUT (default build/class/NN-name): grades.csv, grades.md,
+# grades.html, summary.md, and per student students/NAME/grade.txt (the
+# grader's whole output) and junit.xml. tests/tools/class_report.py writes
+# the tables from each student's result file.
+set -u
+want=${1:-} subs=${2:-} out=${3:-} ex=${4:-}
+TIMEOUT=${TIMEOUT:-600} MEMORY=${MEMORY:-4G} NPROC=${NPROC:-512} FSIZE=${FSIZE:-1G}
+SANDBOX_UID=${SANDBOX_UID:-65534}
+if [ -z "$want" ] || [ ! -d "$subs" ]; then
+  echo "usage: make grade-class STEP=NN SUBMISSIONS=dir [EX=K] [OUT=dir] [TIMEOUT=s]" >&2
+  exit 2
+fi
+# Before cd: the paths are relative to where we were called.
+subs=$(realpath "$subs")
+[ -n "$out" ] && out=$(realpath -m "$out")
+cd "$(dirname "$0")/../.." || exit 2
+step=$(python3 tests/tools/stages.py step "$want") || exit 2
+num=${step%%-*}
+out=${out:-build/class/$step${ex:+-ex$ex}}
+for tool in bwrap setpriv prlimit timeout; do
+  command -v $tool >/dev/null || { echo "grade-class: $tool is not installed (make deps)" >&2; exit 2; }
+done
+# The process limit does not hold for root: as root, the sandbox runs as
+# SANDBOX_UID. Run by anyone else, it runs as that user, whose other
+# processes on this machine then count towards NPROC too.
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+  as_user=(setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" --clear-groups)
+fi
+
+# ---- The pristine starter, built once -------------------------------------------
+# Its steps, common/ and unit tests are compiled here, so each sandbox only
+# compiles the student's workspace. Copies keep the files' times: make finds
+# them up to date.
+work=$(mktemp -d)
+chmod 711 "$work" # the sandbox user opens the copies below it
+trap 'rm -rf "$work"' EXIT
+pristine=$work/pristine
+bash tests/tools/starter.sh "$num" "$pristine" "$ex" >/dev/null || exit 1
+ws=$(cd "$pristine/workspace" && ls -d [0-9][0-9]-*/ | head -1) && ws=${ws%/}
+unit_bins=$(make -s --no-print-directory -C "$pristine" --eval 'print-unit-bins: ; @echo $(UNIT_BINS)' print-unit-bins)
+# shellcheck disable=SC2086 # a list of targets
+nice make -s --no-print-directory -C "$pristine" -j2 all $unit_bins >"$work/prebuild.log" 2>&1 ||
+  { echo "grade-class: the starter does not build:" >&2; tail -20 "$work/prebuild.log" >&2; exit 1; }
+mkdir -p "$pristine/build/workspace"
+target="build/workspace/$ws/server"
+if [ -n "$ex" ]; then
+  grade_cmd=(make -s --no-print-directory exercise STEP="$num" EX="$ex" SERVER=workspace)
+else
+  grade_cmd=(make -s --no-print-directory grade STEP="$num" SERVER=workspace JUNIT_DIR=/grading/junit)
+fi
+plan=$(cd "$pristine" && python3 tests/tools/stages.py plan "$step") || exit 2
+nstages=$(wc -l <<<"$plan")
+first_stage=$(head -1 <<<"$plan" | cut -d$'\x1f' -f1)
+# An exercise is graded as one stage, its grader (tests/exercises/NN-name/exK.bats).
+[ -n "$ex" ] && nstages=1 first_stage=ex$ex
+
+# ---- One submission ----------------------------------------------------------------
+# copy_workspace FROM TO: the student's files, regular files and directories
+# only (a symbolic link could point anywhere).
+copy_workspace() {
+  mkdir -p "$2"
+  (cd "$1" && find . -type d -print0 | xargs -0 -I{} mkdir -p "$2/{}" &&
+    find . -type f -print0 | xargs -0 -I{} cp --no-dereference "{}" "$2/{}")
+}
+
+# sandbox SCRATCH GRADING CMD...: run CMD in SCRATCH, mounted at /class, as
+# the sandbox user, with the limits; GRADING (mounted at /grading) is where
+# the grader writes its JUnit files.
+sandbox() {
+  local s=$1 g=$2
+  shift 2
+  local ro=() libs=() l
+  for p in Makefile LICENSE .clang-format common steps tests docs build; do
+    [ -e "$s/$p" ] && ro+=(--ro-bind "$s/$p" "/class/$p")
+  done
+  for l in lib64 lib32; do [ -e "/$l" ] && libs+=(--symlink "usr/$l" "/$l"); done
+  # nice: grading is batch work; it gives way to whatever else the machine runs.
+  nice -n 10 timeout -k 10 "$TIMEOUT" \
+    "${as_user[@]}" \
+    prlimit --as="$(numfmt --from=iec "$MEMORY")" --nproc="$NPROC" --fsize="$(numfmt --from=iec "$FSIZE")" -- \
+    bwrap --unshare-all --die-with-parent --new-session \
+    --ro-bind /usr /usr --ro-bind /etc /etc \
+    --symlink usr/bin /bin --symlink usr/sbin /sbin --symlink usr/lib /lib \
+    "${libs[@]}" \
+    --proc /proc --dev /dev --tmpfs /tmp --dir /tmp/home \
+    --bind "$s" /class "${ro[@]}" --bind "$s/build/workspace" /class/build/workspace \
+    --bind "$g" /grading \
+    --clearenv --setenv HOME /tmp/home --setenv PATH /usr/bin:/bin --setenv LANG C.UTF-8 \
+    --setenv TMPDIR /tmp --chdir /class "$@"
+}
+
+grade_one() { # grade_one NAME DIR
+  local name=$1 dir=$2 dest=$out/students/$1 s=$work/scratch g=$work/grading
+  local start end status builds=no
+  mkdir -p "$dest" && rm -f "$dest"/*
+  rm -rf "$s" "$g"
+  cp -a "$pristine" "$s"
+  rm -rf "$s/workspace/$ws" "$s/.git" && mkdir -p "$s/workspace/$ws" "$g/junit"
+  start=$(date +%s)
+  if [ ! -d "$dir/workspace/$ws" ]; then
+    echo "no workspace/$ws/ in this submission" >"$dest/grade.txt"
+    status=2
+  elif [ -L "$dir" ] || [ -L "$dir/workspace" ] || [ -L "$dir/workspace/$ws" ]; then
+    # Copied as root, a linked directory could bring any file of this machine in.
+    echo "workspace/$ws/ is a symbolic link, or lies under one: not graded" >"$dest/grade.txt"
+    status=2
+  else
+    copy_workspace "$dir/workspace/$ws" "$s/workspace/$ws"
+    [ "${#as_user[@]}" = 0 ] || chown -R "$SANDBOX_UID:$SANDBOX_UID" "$s" "$g"
+    {
+      echo "== build: make $target"
+      sandbox "$s" "$g" make -s --no-print-directory STEP="$num" ${ex:+EX="$ex"} SERVER=workspace "$target" 2>&1
+      echo "== build status: $?"
+    } >"$dest/build.txt"
+    if grep -qx '== build status: 0' "$dest/build.txt"; then
+      builds=yes
+      sandbox "$s" "$g" "${grade_cmd[@]}" >"$dest/grade.txt" 2>&1
+      status=$?
+      [ "$status" = 124 ] || [ "$status" = 137 ] && echo "grade-class: stopped after $TIMEOUT seconds" >>"$dest/grade.txt"
+    else
+      status=2
+      cp "$dest/build.txt" "$dest/grade.txt"
+    fi
+  fi
+  end=$(date +%s)
+  write_result "$dest" "$name" "$builds" "$status" $((end - start))
+  python3 tests/tools/class_report.py junit "$dest/grade.txt" "$g/junit" "$name" >"$dest/junit.xml"
+  rm -rf "$s" "$g"
+}
+
+# write_result DEST NAME BUILDS STATUS SECONDS: the student's row, from the
+# grader's last line (grade.sh's "grade: stages P/T, checks X passed Y
+# failed, first failing ID"), which only counts when it is the last line
+# but make's own "make: *** ... Error 1".
+write_result() {
+  local dest=$1 last stages="0/$nstages" passed=0 failed=0 first
+  last=$(grep -vE '^make(\[[0-9]+\])?: \*\*\* ' "$dest/grade.txt" | tail -1)
+  first=$([ "$3" = yes ] && echo "$first_stage" || echo build)
+  if [[ "$last" =~ ^grade:\ stages\ ([0-9]+/[0-9]+),\ checks\ ([0-9]+)\ passed\ ([0-9]+)\ failed,\ first\ failing\ (.+)$ ]]; then
+    stages=${BASH_REMATCH[1]} passed=${BASH_REMATCH[2]} failed=${BASH_REMATCH[3]} first=${BASH_REMATCH[4]}
+    # The exit status must agree with the line: 0 exactly when all passed.
+    if { [ "$4" = 0 ] && [ "$first" != none ]; } || { [ "$4" != 0 ] && [ "$first" = none ]; }; then
+      stages="0/$nstages" first="inconsistent"
+    fi
+  elif [ -n "$ex" ] && [ "$3" = yes ] && [ "$4" != 124 ] && [ "$4" != 137 ]; then
+    # An exercise's grader is one bats file: its TAP lines and exit status.
+    passed=$(grep -cE '^ok [0-9]+' "$dest/grade.txt") failed=$(grep -cE '^not ok [0-9]+' "$dest/grade.txt")
+    if [ "$4" = 0 ]; then stages=1/1 first=none; else stages=0/1 first=ex$ex; fi
+  elif [ "$4" = 124 ] || [ "$4" = 137 ]; then
+    first=timeout
+  fi
+  printf 'student=%s\nbuilds=%s\nstages=%s\npassed=%s\nfailed=%s\nfirst=%s\nseconds=%s\n' \
+    "$2" "$3" "$stages" "$passed" "$failed" "$first" "$5" >"$dest/result"
+}
+
+mkdir -p "$out/students"
+rm -rf "${out:?}/students/"*
+count=0
+for dir in "$subs"/*/; do
+  [ -d "$dir" ] || continue
+  name=$(basename "$dir" | tr -c 'A-Za-z0-9._\n-' _)
+  printf 'grading %s ... ' "$name"
+  grade_one "$name" "$subs/$(basename "$dir")"
+  sed -n 's/^first=//p' "$out/students/$name/result" | sed 's/^/first failing: /'
+  count=$((count + 1))
+done
+python3 tests/tools/class_report.py tables "$out" "$step${ex:+ exercise $ex}" "$nstages"
+echo "graded $count submissions: $out/grades.md, grades.csv, grades.html, summary.md"
