@@ -243,6 +243,11 @@ if [ -z "${ONLY_UNIT:-}" ] && [ -z "${STEP:-}" ] && [ -z "${SERVER:-}" ]; then
     part "the book: every page in headless Chromium (links, anchors, images, script errors)"
     have_part "the book" tests/book &&
       run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py
+    part "instructors: a chapter-05 starter, a class of four graded in a sandbox, GitHub Classroom's commands"
+    have_part "class grading" tests/tools/class_check.sh steps/05-active-sampling /usr/bin/bwrap &&
+      run_tap "starter and class grading (chapter 05)" env QUICK=1 bash tests/tools/class_check.sh
+    have_part "GitHub Classroom autograding" tests/tools/classroom_check.sh steps/05-active-sampling &&
+      run_tap "GitHub Classroom autograding (chapter 05)" bash tests/tools/classroom_check.sh
   fi
 fi
 

@@ -11,7 +11,7 @@
 
 .PHONY: exercise exercise-check
 EXERCISE_NEEDS ?= all
-exercise: check-deps $(EXERCISE_NEEDS)
+exercise: check-grade-deps $(EXERCISE_NEEDS)
 	@BUILD=$(BUILD) bash tests/exercises/grade.sh "$(STEP)" "$(EX)" "$(SERVER)"
 
 exercise-check: check-deps all

@@ -15,7 +15,7 @@
 # workspace.mk set both for a workspace.
 GRADE_NEEDS    ?= all $(UNIT_BINS)
 GRADE_UNIT_DIR ?= $(BUILD)/unit
-grade: check-deps $(if $(LIST),,$(GRADE_NEEDS))
+grade: check-grade-deps $(if $(LIST),,$(GRADE_NEEDS))
 	@test -n "$(STEP_DIR)" || { echo "usage: make grade STEP=NN [SERVER=...] [LIST=1]" >&2; exit 2; }
 	@SERVER="$(or $(SERVER),$(CURDIR)/$(BUILD)/$(STEP_DIR)/server)" UNIT_DIR="$(GRADE_UNIT_DIR)" \
 	  LIST="$(LIST)" STAGE="$(STAGE)" JUNIT_DIR="$(if $(JUNIT_DIR),$(abspath $(JUNIT_DIR)))" \

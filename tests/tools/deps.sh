@@ -2,6 +2,7 @@
 # deps.sh -- find, and on Debian/Ubuntu install, the tools the tests need.
 #
 #   deps.sh check     install only what is missing (used by make test)
+#   deps.sh grade     the same for what make grade and make exercise need
 #   deps.sh install   the tests' tools and the benchmarks' (docs/scripts/ use
 #                     those too), saying so even when nothing is missing
 #   deps.sh bench     the same for the benchmarks' tools (used by make bench)
@@ -53,12 +54,24 @@ BENCH_TOOLS=(
   "python3:python3"
   "header-xxhash:libxxhash-dev"
 )
+# A chapter's grader (make grade, make exercise) builds one server and its
+# unit tests and talks to it through redis-cli: no book, fuzzers or clients.
+GRADE_TOOLS=(
+  "pkg-config:pkg-config"
+  "pkgconfig-check:check"
+  "bats:bats"
+  "redis-cli:redis-tools"
+  "redis-benchmark:redis-tools"
+  "python3:python3"
+  "header-xxhash:libxxhash-dev"
+)
 case $MODE in
   check) REQUIRED=("${TEST_TOOLS[@]}") WHO=tests AGAIN="make test" ;;
+  grade) REQUIRED=("${GRADE_TOOLS[@]}") WHO=graders AGAIN="make grade" ;;
   install) REQUIRED=("${TEST_TOOLS[@]}" "${BENCH_TOOLS[@]}") WHO="tests and scripts" AGAIN="make deps" ;;
   bench) REQUIRED=("${BENCH_TOOLS[@]}") WHO=benchmarks AGAIN="make bench" ;;
   *)
-    echo "usage: deps.sh check|install|bench" >&2
+    echo "usage: deps.sh check|grade|install|bench" >&2
     exit 2
     ;;
 esac
@@ -88,7 +101,7 @@ mapfile -t missing < <(printf '%s\n' "${missing[@]+"${missing[@]}"}" | awk 'NF &
 # no-op when they are installed, a message (and no failure) without Node.js.
 # Only the tests use them.
 node_clients() {
-  [ "$MODE" = bench ] && return 0
+  [ "$MODE" = bench ] || [ "$MODE" = grade ] && return 0
   # A starter repository for students has neither tests/clients/ nor tests/book/.
   if [ -f tests/clients/install.sh ]; then bash tests/clients/install.sh || return 1; fi
   if [ -f tests/book/install.sh ]; then bash tests/book/install.sh; fi
