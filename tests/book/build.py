@@ -62,7 +62,10 @@ def tracked(d):
 def md_pages():
     """(source .md, output .html), in reading order: prev/next follow it."""
     docs = ROOT / "docs"
-    chapters = sorted(p.name for p in docs.glob("0*.md"))
+    # A chapter's companion pages ("07-set-fsm-table.md") come after the
+    # chapter itself, so that "next" from chapter 06 is chapter 07.
+    chapters = sorted((p.name for p in docs.glob("0*.md")),
+                      key=lambda n: (n[:2], n.endswith("-table.md"), n))
     order = ["README.md", "docs/README.md"] + ["docs/" + c for c in chapters]
     for extra in ("benchmarks.md", "instructors.md"):
         if (docs / extra).is_file():
@@ -225,6 +228,8 @@ def render_md(md, page, prev_next, have_diffs):
                   "--template", str(HERE / "parts.pandoc")], text)
     toc, _, body = out.partition("<!--BODY-->")
     toc = re.sub(r"^\s*<ul>\s*<li><a[^>]*>.*?</a>\s*(<ul>.*</ul>)\s*</li>\s*</ul>\s*$", r"\1", toc, flags=re.S)
+    # A picture scaled down to the column opens at full size when clicked.
+    body = re.sub(r'(<img src="([^"]+)"[^>]*>)', r'<a class="picture" href="\2">\1</a>', body)
     title = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
     title = re.sub(r"<[^>]+>", "", title.group(1)) if title else md
     page_html = skeleton(page, html.unescape(title), body, toc=toc.strip(), bar=nav_links(page, prev_next))
@@ -362,11 +367,13 @@ def render_diff(out, frm_num, to_num, have_node):
         intro.append('<p>The code of <a href="%s">chapter %s</a>. %s</p>'
                      % (rel(name, dict(md_pages())[chapter]), to_num,
                         "Every file is new: shown whole." if frm is None else
-                        "Each file is shown beside its version in the step before (above it on a narrow screen); new files whole."))
+                        "Each file is shown beside its version in the step before (on a narrow screen, "
+                        "removed and added lines in one column); new files whole."))
     intro.append('<p class="rule">Order: the order in which the chapter\'s walk-through first names each file '
                  '(a code excerpt\'s file, or the file\'s name in backticks), then the rest of the '
                  '“Files this chapter changes” line, then any others by name. '
-                 'Each file\'s name links to its whole source in step %s.</p>' % html.escape(to))
+                 'Each file\'s name links to its whole source in step %s (a removed file\'s, to the '
+                 'step before).</p>' % html.escape(to))
     tail = ""
     if unchanged:
         items = "\n".join('<li><a href="%s">%s</a></li>' % (rel(name, source_page(b_files[n])), html.escape(n)) for n in unchanged)

@@ -25,15 +25,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 STEP=05-active-sampling
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { # check DESCRIPTION EXPECTED RECEIVED
-  if [ "$2" = "$3" ]; then ok "$1"; else
-    not_ok "$1"
-    printf '#   expected: %s\n#   received: %s\n' "$2" "$3"
-  fi
-}
+. tests/helpers/tap.sh # ok, not_ok, skip, check, diag; counts in n, failed
 
 tmp=$(mktemp -d)
 chmod 755 "$tmp"

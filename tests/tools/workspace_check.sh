@@ -17,12 +17,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
-n=0 failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # skip $2"; }
-diag() { tail -"${1:-25}" | sed 's/^/#   /'; }
+. tests/helpers/tap.sh # ok, not_ok, skip, check, diag; counts in n, failed
 # verdict OUTPUT: the grader's last word ("Stage 01-2 failed: ...", "chapter
 # 01: all 6 stages passed ..."), or the output's last line.
 verdict() {
