@@ -237,6 +237,21 @@ def render_md(md, page, prev_next, have_diffs):
 
 
 # ---- Source pages -------------------------------------------------------------------
+def citations():
+    """{file: [(chapter page, "chapter NN")]}: the chapters whose excerpts
+    show a file, so that its source page can link back to them."""
+    out = {}
+    for md, page in md_pages():
+        num = chapter_number(md)
+        if not num:
+            continue
+        for _, name, _ in excerpts.excerpts(ROOT / md):
+            entry = (page, "chapter %s" % num)
+            if entry not in out.setdefault(name, []):
+                out[name].append(entry)
+    return out
+
+
 def render_sources(out, files):
     """Every file as a page with line anchors, highlighted by one pandoc run
     over each distinct content (the steps share most of their files)."""
@@ -255,6 +270,7 @@ def render_sources(out, files):
     by_dir = {}
     for f in files:
         by_dir.setdefault(os.path.dirname(f), []).append(f)
+    cited = citations()
     for f in files:
         h = hashlib.sha1((ROOT / f).read_text().encode()).hexdigest()[:12]
         code = re.sub(r'(id|href)="(#?)s%s-(\d+)"' % h, r'\1="\2L\3"', chunks[h])
@@ -262,9 +278,13 @@ def render_sources(out, files):
         siblings = " ".join('<a href="%s"%s>%s</a>' % (rel(page, source_page(g)), ' aria-current="page"' if g == f else "",
                                                       os.path.basename(g)) for g in by_dir[os.path.dirname(f)])
         nlines = len((ROOT / f).read_text().splitlines())
+        back = ""
+        if cited.get(f):
+            back = '<p class="src-cited">Shown in %s</p>\n' % ", ".join(
+                '<a href="%s">%s</a>' % (rel(page, to), html.escape(title)) for to, title in cited[f])
         body = ('<h1 class="src-title">%s</h1>\n<p class="src-meta">%d lines · <a href="%s">all of %s</a></p>\n'
-                '<p class="src-files">%s</p>\n%s' % (html.escape(f), nlines, rel(page, os.path.dirname(page) + "/index.html"),
-                                                     html.escape(os.path.dirname(f) or "the repository"), siblings, code))
+                '%s<p class="src-files">%s</p>\n%s' % (html.escape(f), nlines, rel(page, os.path.dirname(page) + "/index.html"),
+                                                       html.escape(os.path.dirname(f) or "the repository"), back, siblings, code))
         write(out / page, skeleton(page, f, body, bar=nav_links(page, []), kind="source"))
     for d, fs in by_dir.items():
         page = os.path.dirname(source_page(fs[0])) + "/index.html"
