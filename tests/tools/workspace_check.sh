@@ -16,7 +16,6 @@
 # "ok N - what # skip why". Exits 1 if a check failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-root=$PWD
 
 . tests/helpers/tap.sh # ok, not_ok, skip, check, diag; counts in n, failed
 # verdict OUTPUT: the grader's last word ("Stage 01-2 failed: ...", "chapter
@@ -25,14 +24,12 @@ verdict() {
   grep -E '^(Stage [0-9]+-[0-9]+ failed|chapter [0-9]+: all)' <<<"$1" | head -1 | grep . || tail -1 <<<"$1"
 }
 
-# copy_repo DIR: the tracked files and the new ones git does not ignore; the
-# npm clients the deps check wants are linked, not installed again.
+# copy_repo DIR: the tracked files and the new ones git does not ignore (make
+# grade checks only the grader's tools, so no npm package is needed there).
 copy_repo() {
   git ls-files -z --cached --others --exclude-standard |
     while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
     tar --null -T - -cf - | tar -xf - -C "$1"
-  [ -d tests/clients/node_modules ] && ln -s "$root/tests/clients/node_modules" "$1/tests/clients/"
-  return 0
 }
 
 # in_copy CMD...: run CMD in the copy, with nothing of a calling make (its
