@@ -5,7 +5,10 @@
 #   make run [STEP=NN] [ARGS="--port 7777"] [SERVER=workspace]
 #                         build and start one step (default: the newest), or your workspace
 #   make test [STEP=NN] [SERVER=path|redis-server|workspace]
-#                         unit tests, then the black-box suites; one summary line at the end
+#                         unit tests, docs checks, the black-box suites and the reference
+#                         run, several parts at once; one summary line at the end
+#   make check            make test and the rest (graders, workspaces, book, class
+#                         grading, poll back end, hostile, fuzz, compat, clients); CI runs it
 #   make unit             only the Check unit tests
 #   make valgrind | asan  every suite with the servers under memcheck | built with ASan+UBSan
 #   make diff STEP=NN     what chapter NN added to step NN-1 (or FROM=AA TO=BB)

@@ -217,8 +217,7 @@ expired_keys() {
   done
   send get "$(key)"
   expect_reply "old"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
 }
 
 @test "04-1 the EXPIRE family checks arity" {

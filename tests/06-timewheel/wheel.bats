@@ -9,6 +9,8 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
+MAX_LATENESS_MS=250 # what 06-5 allows the wheel: see there
+
 # send_info SECTION: INFO SECTION with the CRs taken out.
 send_info() {
   send_as "redis-cli INFO $1 (CRs removed)" bash -c "redis-cli -p $PORT info $1 | tr -d '\r'"
@@ -22,8 +24,12 @@ send_info_field() {
 
 @test "06-4 overwritten, persisted, extended and re-created keys survive their old deadline" {
   rcli flushall >/dev/null
-  ttl=300 pause=0.6
-  [ -n "${VALGRIND:-}" ] && ttl=3000 pause=4 # memcheck makes every command slow
+  # The keys must still be there when the commands below change them: the
+  # TTL leaves a busy machine a second for those seven commands, and the
+  # wait runs from the first SET to a margin past the old deadline.
+  ttl=1000 margin=400
+  [ -n "${VALGRIND:-}" ] && ttl=5000 margin=2000 # memcheck makes every command slow
+  start=$(now_ms)
   for n in overwritten persisted extended recreated rescheduled shortened; do rcli set "$(key $n)" v px "$ttl" >/dev/null; done
   rcli set "$(key overwritten)" new >/dev/null
   rcli persist "$(key persisted)" >/dev/null
@@ -32,7 +38,8 @@ send_info_field() {
   rcli set "$(key recreated)" again >/dev/null
   rcli set "$(key rescheduled)" v px 100000 >/dev/null
   rcli pexpire "$(key shortened)" 50 >/dev/null
-  sleep "$pause"
+  wait_ms=$((start + ttl + margin - $(now_ms)))
+  [ "$wait_ms" -gt 0 ] && sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
   send exists "$(key overwritten)" "$(key persisted)" "$(key extended)" "$(key recreated)" "$(key rescheduled)"
   expect_reply "5"
   send exists "$(key shortened)"
@@ -66,7 +73,10 @@ send_info_field() {
   wait_dbsize 1 800
   send_info_field expire_wheel_max_lateness_ms
   echo "all gone $(($(now_ms) - loaded)) ms after loading; max lateness $output ms" >&3
-  expect_num "expire_wheel_max_lateness_ms" "$output" -lt 100
+  # A tick is 1 ms and an idle machine sees under 20 ms; the bound leaves
+  # room for a server kept off the CPU by other tests running at once, and
+  # still fails a wheel that waits for a later cascade or for the cron.
+  expect_num "expire_wheel_max_lateness_ms" "$output" -lt "$MAX_LATENESS_MS"
   send get "$(key live)"
   expect_reply "v"
 }

@@ -53,3 +53,15 @@ wait_dbsize() {
     sleep 0.02
   done
 }
+
+# expect_ttl_about KEY SECONDS: TTL KEY answers SECONDS, or up to
+# TTL_SLACK_S fewer. A test that sends several commands between setting a TTL
+# and reading it back must allow for the seconds those took on a busy
+# machine; a TTL the commands wrongly changed (to 10, or -1) still fails.
+TTL_SLACK_S=5
+expect_ttl_about() {
+  local key=$1 want=$2
+  send ttl "$key"
+  expect_num "TTL $key (set to $want s a moment ago)" "$output" -le "$want"
+  expect_num "TTL $key (set to $want s a moment ago)" "$output" -ge "$((want - TTL_SLACK_S))"
+}

@@ -13,15 +13,16 @@
 # use distinct key names, so they do not depend on each other.
 #
 # Also loaded from here: port.sh (pick_port, wait_for_pong), clock.sh (now_ms),
-# keyspace.bash (load_keys, wait_dbsize, pipe_commands) and expect.bash (send
-# and expect_*: every check prints what it sent, expected and received).
+# keyspace.bash (load_keys, wait_dbsize, pipe_commands, expect_ttl_about) and
+# expect.bash (send and expect_*: every check prints what it sent, expected
+# and received).
 
 : "${SERVER:?SERVER must name the server binary (make test sets it)}"
 
 HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HELPERS/port.sh"       # pick_port, wait_for_pong
 . "$HELPERS/clock.sh"      # now_ms
-. "$HELPERS/keyspace.bash" # load_keys, wait_dbsize, pipe_commands
+. "$HELPERS/keyspace.bash" # load_keys, wait_dbsize, pipe_commands, expect_ttl_about
 . "$HELPERS/expect.bash"   # send, send_raw, expect_reply, expect_match, ...
 
 is_reference() {

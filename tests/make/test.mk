@@ -2,16 +2,27 @@
 # tests/run.sh does the work and prints the summary line; see its header.
 
 export STEP SERVER
-.PHONY: test poll-servers nofast-servers valgrind asan test-asan-run
-# A starter repository has only the steps before its chapter: no print_fsm
-# without step 07; a server given (your workspace) is graded as its step.
-test: check-deps all $(UNIT_BINS) $(if $(wildcard steps/07-set-options-fsm/set_fsm.c),$(BUILD)/tools/print_fsm) \
-      poll-servers nofast-servers
-	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(if $(SERVER),$(sort $(STEPS) $(WS_ONLY_STEPS)),$(STEPS))" \
-	  POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" \
-	  NOFAST_BUILD=$(NOFAST_BUILD) NOFAST_STEPS="$(NOFAST_STEPS)" bash tests/run.sh
+.PHONY: test check check-rest poll-servers nofast-servers valgrind asan test-asan-run
+# make test: the verdict after a change (SCOPE=test in tests/run.sh): unit
+# tests, the checks of docs/, every step's suites and the reference run.
+# make check: all of that and the rest (SCOPE=all): the tooling around the
+# servers (exercise graders, workspaces, the book, class grading), the poll()
+# back end, hostile clients, fuzz smoke, the differential test, client
+# libraries. make check-rest: only what make check adds (CI runs make test,
+# then this). A starter repository has only the steps before its chapter: no
+# print_fsm without step 07; a server given (your workspace) is graded as its step.
+PRINT_FSM := $(if $(wildcard steps/07-set-options-fsm/set_fsm.c),$(BUILD)/tools/print_fsm)
+RUN_TESTS = BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(if $(SERVER),$(sort $(STEPS) $(WS_ONLY_STEPS)),$(STEPS))" \
+  POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" \
+  NOFAST_BUILD=$(NOFAST_BUILD) NOFAST_STEPS="$(NOFAST_STEPS)" bash tests/run.sh
+test: check-deps all $(UNIT_BINS) $(PRINT_FSM)
+	@SCOPE=test $(RUN_TESTS)
+check: check-deps all $(UNIT_BINS) $(PRINT_FSM) poll-servers nofast-servers
+	@SCOPE=all $(RUN_TESTS)
+check-rest: check-deps all poll-servers nofast-servers
+	@SCOPE=rest $(RUN_TESTS)
 
-# make test also builds two variants, each in its own directory, and runs
+# make check also builds two variants, each in its own directory, and runs
 # suites against them:
 # - the poll() back end (POLL=1), which stands in for epoll off Linux: step
 #   01 and the newest step;
@@ -27,8 +38,10 @@ nofast-servers:
 	@$(if $(NOFAST_STEPS),$(MAKE) --no-print-directory FASTPATH=0 BUILD=$(NOFAST_BUILD) \
 	  $(foreach s,$(NOFAST_STEPS),$(NOFAST_BUILD)/$(s)/server))
 
+# Under valgrind and the sanitizers, everything that tests memory (SCOPE=all
+# without the tooling's checks, which test behaviour: tests/run.sh).
 valgrind: check-deps all $(UNIT_BINS)
-	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" VALGRIND=1 NO_REFERENCE=1 bash tests/run.sh
+	@SCOPE=all BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" VALGRIND=1 NO_REFERENCE=1 bash tests/run.sh
 
 # make asan: the same build, with ASan+UBSan, in build/asan (a make of its
 # own, since CFLAGS change), then every suite against it.
@@ -40,4 +53,4 @@ asan: check-deps
 
 test-asan-run: $(UNIT_BINS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" SANITIZED=1 NO_REFERENCE=1 bash tests/run.sh
+	  SCOPE=all BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" SANITIZED=1 NO_REFERENCE=1 bash tests/run.sh

@@ -109,8 +109,7 @@ teardown_file() { stop_server; }
     send getex "$(key)" $opt
     expect_reply "ERR invalid expire time in 'getex' command"
   done
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
 }
 
 @test "a number that overflows is an invalid expire time; PXAT LLONG_MAX is valid" {
@@ -139,8 +138,7 @@ teardown_file() { stop_server; }
     send getex "$(key)" $opt
     expect_reply "ERR syntax error"
   done
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
 }
 
 @test "the same option twice is allowed, and the last one wins" {

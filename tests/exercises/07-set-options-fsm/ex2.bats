@@ -73,8 +73,7 @@ teardown_file() { stop_server; }
   done
   send get "$(key)"
   expect_reply "old"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
 }
 
 @test "PERSIST takes no value, and after EX it is EX's value" {

@@ -70,8 +70,7 @@ teardown_file() { stop_server; }
     send getex "$(key)" $opt
     expect_reply "ERR syntax error"
   done
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
 }
 
 @test "the grammar is checked over the whole list before any number or key" {
