@@ -11,6 +11,10 @@
 #               connect to a port this test listens on, on 127.0.0.1 only,
 #               outside the sandbox, and to read a solution and another
 #               submission (if it can, it exits: no full marks).
+# The same starter made with EXCERPTS=hide must differ only in chapter 05's
+# text (and its README), where each excerpt of steps/05 is a note naming its
+# function and contract, and the excerpt check must pass with nothing
+# skipped.
 # First the escaper's server is run once outside any sandbox, to prove its
 # attempts work there; then make grade-class must give full marks, the first
 # stage failing, a build error, and full marks while every write and the
@@ -161,7 +165,7 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
 print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
 }
 
-echo "1..26"
+echo "1..32"
 start_listener
 if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
 
@@ -169,6 +173,51 @@ check "the starter has no steps/05 or later, no solutions, no benchmarks, one co
   "absent absent absent 1" \
   "$(cd "$tmp/starter" && for p in "steps/$STEP" docs/solutions docs/benchmarks.md; do [ -e "$p" ] && echo -n "present " || echo -n "absent "; done
      ls -d steps/0[6-9]-* 2>/dev/null; git rev-list --count HEAD)"
+
+# ---- EXCERPTS=hide: chapter 05 without the code the student writes -------------
+# The same starter but for its chapter text (and the README saying so); in
+# it each excerpt of steps/05 is a note naming the function and its
+# contract, and the excerpt check passes without skipping any.
+hide_checks() {
+  local hs=$tmp/starter-hide doc=docs/$STEP.md own_lines contract plain hidden status
+  if make -s --no-print-directory starter STEP=05 DEST="$hs" EXCERPTS=hide >"$tmp/hide.log" 2>&1; then
+    ok "make starter STEP=05 EXCERPTS=hide"
+  else
+    not_ok "make starter STEP=05 EXCERPTS=hide"
+    diag <"$tmp/hide.log"
+  fi
+  check "the hide-starter differs from the starter only in chapter 05's text and the README" \
+    "Files $tmp/starter/README.md and $hs/README.md differ
+Files $tmp/starter/$doc and $hs/$doc differ" \
+    "$(diff -rq -x .git "$tmp/starter" "$hs" 2>&1)"
+  # The code lines of the project's chapter-05 excerpts of steps/05 (those
+  # long enough to be unmistakable): none may be left in the hide-starter.
+  own_lines=$(python3 - "$doc" "steps/$STEP/" <<'PY'
+import sys
+sys.path.insert(0, "tests/tools")
+import excerpts, pathlib
+for _, name, body in excerpts.excerpts(pathlib.Path(sys.argv[1])):
+    if name.startswith(sys.argv[2]):
+        print("\n".join(line.strip() for line in body if len(line.strip()) >= 20))
+PY
+  )
+  check "none of the $(wc -l <<<"$own_lines") code lines of chapter 05's own excerpts is in the hide-starter's chapter" \
+    "" "$(grep -xF -f <(echo "$own_lines") <(sed 's/^ *//' "$hs/$doc") | head -3)"
+  check "chapter 05's 5 excerpts of steps/05 are 5 notes there" 5 \
+    "$(grep -c '^> \*\*Code left out of this starter\*\*' "$hs/$doc")"
+  # sample_round()'s note quotes the comment above it in steps/05.
+  contract=$(grep -B3 '^static void sample_round(' "steps/$STEP/active_expire.c" | grep -m1 '^/\* ' | cut -c4-40)
+  # shellcheck disable=SC2016 # the backquotes are Markdown's
+  check "the notes name sample_round(), active_expire_cycle() (part of it), fast_cycle_wanted(), server_cron() and the TTL list's two functions, sample_round() with its contract" \
+    "6 yes" \
+    "$(grep -cE '^> - (`(sample_round|fast_cycle_wanted|server_cron|ttl_list_add|ttl_list_remove)\(\)`|part of `active_expire_cycle\(\)`)' "$hs/$doc") $(grep -qF "> - \`sample_round()\`: $contract" "$hs/$doc" && echo yes || echo "no: not followed by '$contract'")"
+  plain=$(cd "$tmp/starter" && python3 tests/tools/excerpts.py 2>&1)
+  hidden=$(cd "$hs" && python3 tests/tools/excerpts.py 2>&1)
+  status=$?
+  check "the excerpt check passes in the hide-starter, with nothing skipped (in the starter: $plain)" \
+    "0 ${plain%, * skipped: their step is not here}" "$status $hidden"
+}
+hide_checks
 
 control_run
 check "outside any sandbox, the escaper's server writes its 3 files and reads a solution" 4 "$(escaped_files)"
