@@ -8,15 +8,20 @@
 #                              links, anchors, images, script errors (TAP)
 # They need pandoc, and for the diff pages node and diff2html (npm, pinned in
 # tests/book/package-lock.json); make deps installs them. Without pandoc,
-# make book says what to install and succeeds.
+# make book says what to install and succeeds. Where node is, all three
+# install diff2html themselves, as make test does (its check-deps):
+# tests/book/install.sh, the pinned npm ci into build/book-tools/, done once.
 
-.PHONY: book book-diff book-check
-book:
+.PHONY: book book-diff book-check book-tools
+book: book-tools
 	@python3 tests/book/build.py $(BUILD)/book
 
-book-diff:
+book-tools:
+	@bash tests/book/install.sh
+
+book-diff: book-tools
 	@test -n "$(FROM)" -a -n "$(TO)" || { echo "usage: make book-diff FROM=AA TO=BB" >&2; exit 2; }
 	@python3 tests/book/build.py $(BUILD)/book --diff $(FROM) $(TO)
 
-book-check:
+book-check: book-tools
 	@BUILD=$(BUILD) python3 tests/tools/book_check.py

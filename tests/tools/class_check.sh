@@ -11,12 +11,17 @@
 #               connect to a port this test listens on, on 127.0.0.1 only,
 #               outside the sandbox, and to read a solution and another
 #               submission (if it can, it exits: no full marks).
+# The same starter made with EXCERPTS=hide must differ only in chapter 05's
+# text (and its README), where each excerpt of steps/05 is a note naming its
+# function and contract, and the excerpt check must pass with nothing
+# skipped.
 # First the escaper's server is run once outside any sandbox, to prove its
 # attempts work there; then make grade-class must give full marks, the first
 # stage failing, a build error, and full marks while every write and the
-# connection were refused; the reports must be there; nothing outside the
-# scratch copies may change (the submissions and the project tree,
-# checksummed before and after); and a second run grades alike.
+# connection were refused; grades.csv must have its header, and the
+# reference's row the numbers of its grade; the reports must be there;
+# nothing outside the scratch copies may change (the submissions and the
+# project tree, checksummed before and after); and a second run grades alike.
 # Prints TAP ("ok N - ...", "not ok N - ..." with "#" lines saying what was
 # expected and what came). Needs bwrap (make deps) and root or a working
 # setpriv. Takes two to three minutes; QUICK=1 skips the second run and the
@@ -160,7 +165,7 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
 print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
 }
 
-echo "1..25"
+echo "1..32"
 start_listener
 if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
 
@@ -168,6 +173,51 @@ check "the starter has no steps/05 or later, no solutions, no benchmarks, one co
   "absent absent absent 1" \
   "$(cd "$tmp/starter" && for p in "steps/$STEP" docs/solutions docs/benchmarks.md; do [ -e "$p" ] && echo -n "present " || echo -n "absent "; done
      ls -d steps/0[6-9]-* 2>/dev/null; git rev-list --count HEAD)"
+
+# ---- EXCERPTS=hide: chapter 05 without the code the student writes -------------
+# The same starter but for its chapter text (and the README saying so); in
+# it each excerpt of steps/05 is a note naming the function and its
+# contract, and the excerpt check passes without skipping any.
+hide_checks() {
+  local hs=$tmp/starter-hide doc=docs/$STEP.md own_lines contract plain hidden status
+  if make -s --no-print-directory starter STEP=05 DEST="$hs" EXCERPTS=hide >"$tmp/hide.log" 2>&1; then
+    ok "make starter STEP=05 EXCERPTS=hide"
+  else
+    not_ok "make starter STEP=05 EXCERPTS=hide"
+    diag <"$tmp/hide.log"
+  fi
+  check "the hide-starter differs from the starter only in chapter 05's text and the README" \
+    "Files $tmp/starter/README.md and $hs/README.md differ
+Files $tmp/starter/$doc and $hs/$doc differ" \
+    "$(diff -rq -x .git "$tmp/starter" "$hs" 2>&1)"
+  # The code lines of the project's chapter-05 excerpts of steps/05 (those
+  # long enough to be unmistakable): none may be left in the hide-starter.
+  own_lines=$(python3 - "$doc" "steps/$STEP/" <<'PY'
+import sys
+sys.path.insert(0, "tests/tools")
+import excerpts, pathlib
+for _, name, body in excerpts.excerpts(pathlib.Path(sys.argv[1])):
+    if name.startswith(sys.argv[2]):
+        print("\n".join(line.strip() for line in body if len(line.strip()) >= 20))
+PY
+  )
+  check "none of the $(wc -l <<<"$own_lines") code lines of chapter 05's own excerpts is in the hide-starter's chapter" \
+    "" "$(grep -xF -f <(echo "$own_lines") <(sed 's/^ *//' "$hs/$doc") | head -3)"
+  check "chapter 05's 5 excerpts of steps/05 are 5 notes there" 5 \
+    "$(grep -c '^> \*\*Code left out of this starter\*\*' "$hs/$doc")"
+  # sample_round()'s note quotes the comment above it in steps/05.
+  contract=$(grep -B3 '^static void sample_round(' "steps/$STEP/active_expire.c" | grep -m1 '^/\* ' | cut -c4-40)
+  # shellcheck disable=SC2016 # the backquotes are Markdown's
+  check "the notes name sample_round(), active_expire_cycle() (part of it), fast_cycle_wanted(), server_cron() and the TTL list's two functions, sample_round() with its contract" \
+    "6 yes" \
+    "$(grep -cE '^> - (`(sample_round|fast_cycle_wanted|server_cron|ttl_list_add|ttl_list_remove)\(\)`|part of `active_expire_cycle\(\)`)' "$hs/$doc") $(grep -qF "> - \`sample_round()\`: $contract" "$hs/$doc" && echo yes || echo "no: not followed by '$contract'")"
+  plain=$(cd "$tmp/starter" && python3 tests/tools/excerpts.py 2>&1)
+  hidden=$(cd "$hs" && python3 tests/tools/excerpts.py 2>&1)
+  status=$?
+  check "the excerpt check passes in the hide-starter, with nothing skipped (in the starter: $plain)" \
+    "0 ${plain%, * skipped: their step is not here}" "$status $hidden"
+}
+hide_checks
 
 control_run
 check "outside any sandbox, the escaper's server writes its 3 files and reads a solution" 4 "$(escaped_files)"
@@ -185,17 +235,27 @@ check "make grade-class exits 0 (took $(($(date +%s) - start)) s)" 0 "$status"
 
 nst=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | wc -l)
 first=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | cut -d$'\x1f' -f1 | head -1)
-check "reference: builds" yes "$(field "$out" reference builds)"
-check "reference: all stages pass" "$nst/$nst none" "$(field "$out" reference stages) $(field "$out" reference 'first failing')"
-check "reference: no check fails" 0 "$(field "$out" reference 'checks failed')"
-check "unchanged: builds, fails the first stage" "yes 0/$nst $first" \
-  "$(field "$out" unchanged builds) $(field "$out" unchanged stages) $(field "$out" unchanged 'first failing')"
-check "broken: does not build" "no 0/$nst build" \
-  "$(field "$out" broken builds) $(field "$out" broken stages) $(field "$out" broken 'first failing')"
+CSV_HEADER=student,built,stages_passed,stages_total,checks_passed,checks_failed,first_failing_stage,seconds
+check "grades.csv has the header other programs read" "$CSV_HEADER" "$(head -1 "$out/grades.csv")"
+# The reference's row, every column: its checks as its grader's last line counts them.
+ref_checks=$(sed -n 's/^grade: stages .*, checks \([0-9]*\) passed 0 failed, first failing none$/\1/p' \
+  "$out/students/reference/grade.txt")
+check "reference: its row in grades.csv (built 1, all stages, the grader's $ref_checks checks, none failing)" \
+  "reference,1,$nst,$nst,${ref_checks:-(no grade line)},0,none" \
+  "$(grep '^reference,' "$out/grades.csv" | cut -d, -f1-7)"
+check "reference: its seconds are a whole number" yes \
+  "$(field "$out" reference seconds | grep -qxE '[0-9]+' && echo yes || echo "no: $(field "$out" reference seconds)")"
+check "unchanged: builds, fails the first stage" "1 0 $nst $first" \
+  "$(field "$out" unchanged built) $(field "$out" unchanged stages_passed) $(field "$out" unchanged stages_total) $(field "$out" unchanged first_failing_stage)"
+check "broken: does not build" "0 0 $nst build" \
+  "$(field "$out" broken built) $(field "$out" broken stages_passed) $(field "$out" broken stages_total) $(field "$out" broken first_failing_stage)"
+check "grades.md keeps the friendly names and 'yes' and '$nst/$nst' for people" yes \
+  "$(grep -qF '| student | builds | stages | checks passed | checks failed | first failing | seconds |' "$out/grades.md" &&
+     grep -qE "^\| reference \| yes \| $nst/$nst \| ${ref_checks:-x} \| 0 \| none \| [0-9]+ \|$" "$out/grades.md" && echo yes || echo no)"
 check "broken: its grade.txt has the compiler's error" yes \
   "$(grep -q 'error' "$out/students/broken/grade.txt" && echo yes || echo no)"
-check "escaper: graded, all stages pass (so it could read neither a solution nor a classmate's work)" "yes $nst/$nst none" \
-  "$(field "$out" escaper builds) $(field "$out" escaper stages) $(field "$out" escaper 'first failing')"
+check "escaper: graded, all stages pass (so it could read neither a solution nor a classmate's work)" "1 $nst none" \
+  "$(field "$out" escaper built) $(field "$out" escaper stages_passed) $(field "$out" escaper first_failing_stage)"
 check "escaper: none of its 3 files (nor the mark of a read) was written outside the sandbox" 0 "$(escaped_files)"
 check "escaper: the listener outside saw no connection" 0 "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
 check "the submissions did not change" "$subs_before" "$(fingerprint "$tmp/submissions")"
@@ -223,7 +283,7 @@ fi
 # The same submissions again: the same grades (the seconds aside).
 cp "$out/grades.csv" "$tmp/grades1.csv"
 make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run2.log" 2>&1
-check "a second run gives the same grades" "$(cut -d, -f1-6 "$tmp/grades1.csv")" "$(cut -d, -f1-6 "$out/grades.csv")"
+check "a second run gives the same grades" "$(cut -d, -f1-7 "$tmp/grades1.csv")" "$(cut -d, -f1-7 "$out/grades.csv")"
 check "escaper, second run: no file written, no connection" "0 0" \
   "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
 # A fork bomb and endless wait, alone, with low limits: at most NPROC
@@ -259,7 +319,7 @@ check "hog: the sandbox user never had more than NPROC=64 processes, and came ne
 # The kernel reaps the sandbox's processes as its namespace ends: give it 5 s.
 for _ in $(seq 25); do [ "$(ps -u 65534 --no-headers | wc -l)" = 0 ] && break; sleep 0.2; done
 check "hog: no process of the sandbox user is left" 0 "$(ps -u 65534 --no-headers | wc -l)"
-hog_first=$(field "$tmp/hogreport" hog 'first failing')
+hog_first=$(field "$tmp/hogreport" hog first_failing_stage)
 check "hog: graded and failed (first failing: $hog_first), within TIMEOUT=30 s and the build (took $hog_seconds s)" yes \
   "$([ "$hog_first" != none ] && [ "$hog_first" != "(no row)" ] && [ "$hog_seconds" -le 90 ] && echo yes || echo no)"
 echo "# $n checks, $failed failed"

@@ -10,6 +10,10 @@ merged into one <testsuites>, each suite named after its stage; before them a
 suite "stages" with one case per stage the grader reached, read from its
 output, so that a stage of unit tests (which bats does not run) shows too.
 tables: one row per student from OUT/students/NAME/result (key=value lines).
+grades.csv is for other programs: the header CSV_COLUMNS, numbers in the
+numeric columns (built 1 or 0; the stages as two columns), "\n" line ends.
+grades.md, grades.html and summary.md are for people: COLUMNS, with "yes"
+and "3/6".
 """
 import csv
 import html
@@ -20,6 +24,8 @@ import xml.etree.ElementTree as ET
 
 COLUMNS = ["student", "builds", "stages", "checks passed", "checks failed", "first failing", "seconds"]
 KEYS = ["student", "builds", "stages", "passed", "failed", "first", "seconds"]
+CSV_COLUMNS = ["student", "built", "stages_passed", "stages_total", "checks_passed", "checks_failed",
+               "first_failing_stage", "seconds"]
 
 
 def stage_suite(grade_txt):
@@ -69,6 +75,14 @@ def rows(out):
     return result
 
 
+def csv_row(row):
+    """A row of the friendly table as grades.csv's numbers: "yes" becomes 1,
+    "3/6" becomes 3 and 6."""
+    student, builds, stages, passed, failed, first, seconds = row
+    stages_passed, _, stages_total = stages.partition("/")
+    return [student, 1 if builds == "yes" else 0, stages_passed, stages_total, passed, failed, first, seconds]
+
+
 def markdown_table(table):
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in table]
@@ -108,9 +122,9 @@ def summary(title, nstages, table):
 def tables(out, title, nstages):
     table = rows(out)
     with open(pathlib.Path(out, "grades.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(COLUMNS)
-        w.writerows(table)
+        w = csv.writer(f, lineterminator="\n")  # lines as other Unix tools write them
+        w.writerow(CSV_COLUMNS)
+        w.writerows(csv_row(r) for r in table)
     pathlib.Path(out, "grades.md").write_text("# Grades: %s\n\n" % title + markdown_table(table))
     pathlib.Path(out, "grades.html").write_text(html_page(title, table))
     pathlib.Path(out, "summary.md").write_text(summary(title, int(nstages), table))

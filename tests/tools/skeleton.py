@@ -125,9 +125,12 @@ class Conditions:
         return any(cond == "FASTPATH" and taken for cond, taken in self.stack)
 
 
-def find_functions(src, path):
-    """[(name, open_brace, close_brace, keep)] for every function defined."""
+def find_functions(src, path, data=None):
+    """[(name, open_brace, close_brace, keep)] for every function defined.
+    Given a list as data, appends (declaration, open_brace, close_brace) to
+    it for each type or initialised table at file level."""
     functions, decl, depth, i = [], [], 0, 0
+    data_decl = None  # (declaration, open brace) of the data block being skipped
     conds = Conditions()
     current = None  # (name, open, keep, decl) of the function being skipped, or "data"
     at_line_start = True
@@ -157,7 +160,7 @@ def find_functions(src, path):
                 if text.endswith(")") and "=" not in text:
                     current = (function_name(text, path, i, src), i, conds.fast_path_only())
                 elif "=" in text or re.search(r"\b(struct|union|enum)\b", text):
-                    current = "data"
+                    current, data_decl = "data", (text, i)
                 else:
                     raise SkeletonError("%s:%d: a block that is neither a function nor data "
                                         "follows: %s" % (path, line_of(src, i), " ".join(text.split())))
@@ -172,6 +175,8 @@ def find_functions(src, path):
                 decl, current = [], None
             elif depth == 0:
                 decl.append("}")
+                if data is not None:
+                    data.append((data_decl[0], data_decl[1], i))
         elif depth == 0:
             if c == ";":
                 decl, current = [], None

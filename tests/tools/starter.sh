@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # starter.sh -- a starter repository for one chapter, to hand to students.
 #
-#   starter.sh NN DEST [EX]        (make starter STEP=NN DEST=dir [EX=K])
+#   starter.sh NN DEST [EX] [EXCERPTS]   (make starter STEP=NN DEST=dir [EX=K] [EXCERPTS=hide])
 #
 # Writes DEST, a git repository of one commit holding what a student needs to
 # write chapter NN and nothing of its answer: the Makefile, LICENSE,
@@ -11,13 +11,23 @@
 # steps/NN or later, no docs/solutions, no benchmark results.
 # With EX=K the student does exercise K of chapter NN: steps up to NN are in
 # and the workspace is the exercise's (make workspace STEP=NN EX=K).
+# With EXCERPTS=hide the chapter's text holds back the code the student is
+# to write: each excerpt of the chapter's own files (steps/NN-name/, and
+# common/ for chapter 01) becomes a note naming the function and its
+# contract (tests/tools/hide_excerpts.py). Not with EX: an exercise's
+# starter holds the chapter's step.
 # The commit's author and date are fixed, so the same project gives the same
 # commit. Inside DEST, `make test` runs the suites of the steps present and
 # `make grade STEP=NN` grades the workspace (it fails until the work is done).
 set -eu
-want=${1:-} dest=${2:-} ex=${3:-}
-usage() { echo "usage: make starter STEP=NN DEST=dir [EX=K]" >&2; exit 2; }
+want=${1:-} dest=${2:-} ex=${3:-} excerpts=${4:-}
+usage() { echo "usage: make starter STEP=NN DEST=dir [EX=K] [EXCERPTS=hide]" >&2; exit 2; }
 if [ -z "$want" ] || [ -z "$dest" ]; then usage; fi
+case $excerpts in
+  "" | show) excerpts="" ;;
+  hide) [ -z "$ex" ] || { echo "starter: EXCERPTS=hide is for a chapter; an exercise's starter holds the chapter's step" >&2; exit 2; } ;;
+  *) usage ;;
+esac
 dest=$(realpath -m "$dest") # before cd: DEST is relative to where we were called
 cd "$(dirname "$0")/../.."
 [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
@@ -80,11 +90,16 @@ ws=$(cd "$dest/workspace" && ls -d [0-9][0-9]-*/ | head -1)
 ws=${ws%/}
 # The workspace is the student's work, so git tracks it in the starter.
 grep -v '^workspace/$' "$dest/.gitignore" >"$tmp/gitignore" && cp "$tmp/gitignore" "$dest/.gitignore"
-bash tests/tools/starter_readme.sh "$step" "$ws" "$ex" >"$dest/README.md"
+if [ -n "$excerpts" ]; then
+  own=("steps/$step/")
+  [ "$num" = 01 ] && own+=(common/) # chapter 01 writes common/
+  for doc in "$dest/docs/$num"-*.md; do python3 tests/tools/hide_excerpts.py "$doc" "${own[@]}" >/dev/null; done
+fi
+bash tests/tools/starter_readme.sh "$step" "$ws" "$ex" "$excerpts" >"$dest/README.md"
 
 git -C "$dest" init -q
 git -C "$dest" add -A
 GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
   git -C "$dest" -c user.name=instructor -c user.email=instructor@localhost \
-  commit -q -m "Starter for chapter $num${ex:+, exercise $ex}"
-echo "wrote $dest: chapter $num${ex:+ exercise $ex}, workspace/$ws/, $(git -C "$dest" ls-files | wc -l) files, one commit"
+  commit -q -m "Starter for chapter $num${ex:+, exercise $ex}${excerpts:+, its code excerpts hidden}"
+echo "wrote $dest: chapter $num${ex:+ exercise $ex}, workspace/$ws/, $(git -C "$dest" ls-files | wc -l) files, one commit${excerpts:+, the chapter excerpts hidden}"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # starter_readme.sh -- the README.md of a starter repository, for students.
-#   starter_readme.sh STEP WORKSPACE [EX]     (run by starter.sh)
+#   starter_readme.sh STEP WORKSPACE [EX] [hide]     (run by starter.sh)
 set -eu
-step=$1 ws=$2 ex=${3:-}
+step=$1 ws=$2 ex=${3:-} excerpts=${4:-}
 num=${step%%-*}
 if [ -n "$ex" ]; then
   task="exercise $ex of chapter $num: read the section \"Exercises\" of [docs/$step.md](docs/$step.md)"
@@ -12,6 +12,12 @@ else
   task="chapter $num: read [docs/$step.md](docs/$step.md)"
   grade="make grade STEP=$num"
   start="what the chapter starts from (for most chapters, a copy of the step before)"
+fi
+docs_line="the chapters up to this one. Read them in order if you are new."
+if [ "$excerpts" = hide ]; then
+  docs_line="$docs_line
+  In chapter $num, the code you are to write is not shown: where the
+  chapter had it, a note names each function and its contract."
 fi
 grade_line=$(printf '    %-36s # build your workspace and grade it' "$grade")
 cat <<EOF
@@ -23,7 +29,7 @@ $task, and make the server in \`workspace/$ws/\` do what it describes.
 
 ## What is here
 
-- \`docs/\`: the chapters up to this one. Read them in order if you are new.
+- \`docs/\`: $docs_line
 - \`steps/\`: the finished steps before this one; each builds into
   \`build/NN-name/server\`.
 - \`workspace/$ws/\`: your work. It starts as $start;
