@@ -13,6 +13,8 @@
 .PHONY: book book-diff book-check
 book:
 	@python3 tests/book/build.py $(BUILD)/book
+	@bash tests/book/play/build.sh $(BUILD)/play
+	@python3 tests/book/play/pages.py $(BUILD)/book $(BUILD)/play
 
 book-diff:
 	@test -n "$(FROM)" -a -n "$(TO)" || { echo "usage: make book-diff FROM=AA TO=BB" >&2; exit 2; }

@@ -256,6 +256,7 @@ var RedisPlayground = typeof RedisPlayground !== "undefined" ? RedisPlayground :
       const at = this.mod._play_reply();
       const out = this.mod.HEAPU8.slice(at, at + n);
       this.closed = this.mod._play_closed() === 1;
+      this.lastExchange = {sent: data, received: out};
       this.changed();
       return out;
     }
@@ -359,7 +360,6 @@ var RedisPlayground = typeof RedisPlayground !== "undefined" ? RedisPlayground :
       server.resume();
       return server;
     },
-    format: (bytes) => Server.prototype.reply(bytes),
     splitArgs,
   };
 })();

@@ -405,18 +405,6 @@ static void json_key(const dict_entry *de) {
     json_str(dict_entry_key(de), dict_entry_keylen(de), PLAY_KEY_BYTES);
 }
 
-/* A key's expire time, Unix ms, or 0 when it has none. */
-static int64_t key_expire_at(dict_entry *de) {
-#if defined(TIMEWHEEL_H)
-    return tw_is_scheduled(key_timer(de)) ? key_timer(de)->expire_ms : 0;
-#elif defined(EXPIRE_H)
-    return ((value *)de->val)->expire_at_ms;
-#else
-    (void)de;
-    return 0;
-#endif
-}
-
 /* Chapters 02 and 03: both tables, each bucket's chain, the rehash index. */
 static void inspect_dict(dict *d) {
     json_fmt(",\"dict\":{\"rehashing\":%d,\"rehash_index\":%zu,\"tables\":[", dict_is_rehashing(d),
@@ -442,6 +430,15 @@ static void inspect_dict(dict *d) {
 }
 
 #if defined(EXPIRE_H)
+/* A key's expire time, Unix ms, or 0 when it has none. */
+static int64_t key_expire_at(dict_entry *de) {
+#if defined(TIMEWHEEL_H)
+    return tw_is_scheduled(key_timer(de)) ? key_timer(de)->expire_ms : 0;
+#else
+    return ((value *)de->val)->expire_at_ms;
+#endif
+}
+
 /* Every key with a TTL (up to PLAY_LISTED_KEYS), and how many are past their
  * deadline but still held: chapter 04's leak. */
 static void inspect_ttl_keys(dict *d) {

@@ -1,0 +1,440 @@
+/* play.js -- the live part of a chapter page: the step's real server
+ * (RedisPlayground, api.js), a console that prints as redis-cli does, the
+ * clock, and a drawing of the chapter's structure read through inspect().
+ *
+ * pages.py puts <aside id="play" data-step="NN-name"> in the page and loads
+ * the step's module before this file. Everything is built here, in the
+ * page's own DOM: nothing is loaded from the network. Long experiments run in
+ * slices (setTimeout, requestAnimationFrame) so the page never freezes. */
+(function () {
+  "use strict";
+  const root = document.getElementById("play");
+  if (!root || typeof RedisPlayground === "undefined") return;
+  const step = root.dataset.step;
+  const num = step.slice(0, 2);
+
+  const HISTORY_MAX = 100;      /* lines kept for the up/down keys */
+  const OUTPUT_MAX = 300;       /* console lines kept on screen */
+  const DRAW_EVERY_MS = 200;    /* redraws at most this often while the clock runs */
+  const ADVANCE_FRAMES = 20;    /* an advance button moves the clock over this many frames */
+  const EXPERIMENT_KEYS = 10000;
+  const EXPERIMENT_BATCH = 500; /* keys per slice of the experiment, pipelined in one send */
+  const EVENTS_SHOWN = 8;       /* lines of a drawing's event log */
+
+  /* ---- Small DOM helpers ---- */
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) e.append(c);
+    return e;
+  }
+  const button = (label, onclick, title) => el("button", {type: "button", onclick, title: title || label}, label);
+  const fmtTime = (ms) => {
+    const d = new Date(ms);
+    const p = (n, w) => String(n).padStart(w || 2, "0");
+    return p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds()) + "." + p(d.getMilliseconds(), 3);
+  };
+  const secs = (ms) => (ms / 1000).toFixed(ms < 10000 ? 3 : 1) + " s";
+  const escapeBytes = (bytes) => Array.from(bytes, (c) =>
+    c === 13 ? "\\r" : c === 10 ? "\\n" : c >= 32 && c < 127 ? String.fromCharCode(c) : "\\x" + c.toString(16).padStart(2, "0")).join("");
+
+  /* ---- The frame: clock, console, drawing ---- */
+  const clockOut = el("output", {class: "play-now", "aria-live": "off"}, "starting…");
+  const clockState = el("span", {class: "play-state"});
+  const pauseBtn = button("Pause", () => (server.paused() ? server.resume() : server.pause()));
+  const advanceBtns = [[100, "+100 ms"], [1000, "+1 s"], [60000, "+1 min"]].map(([ms, label]) =>
+    button(label, () => advanceSmoothly(ms), "Pause the clock and move it forward by " + label.slice(1)));
+  const out = el("pre", {class: "play-out", role: "log", "aria-live": "polite", "aria-label": "Replies", tabindex: "0"});
+  const input = el("input", {type: "text", class: "play-in", autocomplete: "off", autocapitalize: "off",
+    spellcheck: "false", "aria-label": "Command, as typed at redis-cli's prompt (up and down: history)",
+    placeholder: "PING"});
+  const form = el("form", {class: "play-form"}, el("span", {class: "play-prompt", "aria-hidden": "true"}, "redis>"), input);
+  const drawTitle = el("h3", {class: "play-draw-title"});
+  const drawButtons = el("div", {class: "play-buttons", role: "group", "aria-label": "Experiments"});
+  const figure = el("div", {class: "play-figure"});
+  const status = el("p", {class: "play-status", "aria-live": "polite"});
+  root.append(
+    el("h2", {id: "play-title"}, root.dataset.page === "step" ? "The server" : "Try it: step " + num + "'s server"),
+    el("p", {class: "play-intro"}, "The step's own C code, compiled to WebAssembly, runs in this page. " +
+      "Type commands as at redis-cli's prompt. The server's clock runs in real time; pause it and move it forward to watch keys expire without waiting."),
+    el("div", {class: "play-clock", role: "group", "aria-label": "The server's clock"},
+      el("span", {}, "Server clock "), clockOut, " ", clockState, " ", pauseBtn, ...advanceBtns),
+    el("div", {class: "play-console"}, out, form),
+    el("section", {class: "play-drawing", "aria-labelledby": "play-draw-title"}, drawTitle, drawButtons, status, figure));
+  drawTitle.id = "play-draw-title";
+
+  let server = null;
+  let drawing = null;
+  const history = [];
+  let historyAt = 0;
+
+  function print(text, cls) {
+    const line = el("span", {class: cls || ""}, text + "\n");
+    out.append(line);
+    while (out.childNodes.length > OUTPUT_MAX) out.firstChild.remove();
+    out.scrollTop = out.scrollHeight;
+  }
+
+  /* One line typed at the prompt: shown, run, answered. */
+  function run(line) {
+    print("redis> " + line, "play-cmd");
+    if (/^\s*clear\s*$/i.test(line)) {
+      out.textContent = "";
+      return "";
+    }
+    const reply = server.command(line);
+    if (reply !== "") print(reply, /^\(error\)/.test(reply) ? "play-err" : "");
+    if (server.closed) print("(the server closed the connection; the console connected again)", "play-note");
+    if (drawing && drawing.afterCommand) drawing.afterCommand(line, reply);
+    redraw(true);
+    return reply;
+  }
+
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const line = input.value;
+    if (!server) return;
+    if (line.trim()) {
+      history.push(line);
+      if (history.length > HISTORY_MAX) history.shift();
+    }
+    historyAt = history.length;
+    input.value = "";
+    run(line);
+  });
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowUp" && historyAt > 0) {
+      historyAt--;
+    } else if (ev.key === "ArrowDown" && historyAt < history.length) {
+      historyAt++;
+    } else {
+      return;
+    }
+    ev.preventDefault();
+    input.value = history[historyAt] || "";
+  });
+
+  /* ---- The clock ---- */
+  function showClock() {
+    clockOut.textContent = fmtTime(server.now());
+    clockState.textContent = server.paused() ? "paused" : "real time";
+    clockState.className = "play-state " + (server.paused() ? "is-paused" : "is-running");
+    pauseBtn.textContent = server.paused() ? "Resume" : "Pause";
+    pauseBtn.setAttribute("aria-pressed", server.paused() ? "true" : "false");
+  }
+
+  /* Pause, then move the clock in ADVANCE_FRAMES slices, one per frame, so a
+   * drawing shows what happens on the way (a key cascading down the wheel). */
+  let advancing = Promise.resolve();
+  function advanceSmoothly(ms) {
+    server.pause();
+    advancing = advancing.then(() => new Promise((done) => {
+      let left = ms;
+      const slice = Math.max(1, Math.ceil(ms / ADVANCE_FRAMES));
+      const frame = () => {
+        const now = Math.min(slice, left);
+        server.advance(now);
+        left -= now;
+        redraw(true);
+        if (left > 0) requestAnimationFrame(frame);
+        else done();
+      };
+      requestAnimationFrame(frame);
+    }));
+    return advancing;
+  }
+
+  /* ---- Drawing ---- */
+  let lastDraw = 0, drawQueued = false;
+  function redraw(now) {
+    if (!server) return;
+    showClock();
+    const t = performance.now();
+    if (!now && t - lastDraw < DRAW_EVERY_MS) {
+      if (!drawQueued) {
+        drawQueued = true;
+        setTimeout(() => { drawQueued = false; redraw(true); }, DRAW_EVERY_MS);
+      }
+      return;
+    }
+    lastDraw = t;
+    if (drawing) drawing.draw(server.inspect());
+  }
+
+  /* Pipelined SETs, EXPERIMENT_BATCH a slice, through the real parser. */
+  function setManyKeys(prefix, count, ttlMs) {
+    const enc = new TextEncoder();
+    let i = 0;
+    return new Promise((done) => {
+      const slice = () => {
+        let chunk = "";
+        for (const end = Math.min(i + EXPERIMENT_BATCH, count); i < end; i++) {
+          const key = prefix + i, ttl = String(ttlMs);
+          chunk += "*5\r\n$3\r\nSET\r\n$" + key.length + "\r\n" + key + "\r\n$1\r\nv\r\n$2\r\nPX\r\n$" + ttl.length + "\r\n" + ttl + "\r\n";
+        }
+        server.send(enc.encode(chunk));
+        status.textContent = "Set " + i.toLocaleString("en") + " of " + count.toLocaleString("en") + " keys…";
+        if (i < count) setTimeout(slice, 0);
+        else done();
+      };
+      slice();
+    });
+  }
+
+  function experimentTenThousand() {
+    status.textContent = "";
+    print("(experiment: " + EXPERIMENT_KEYS.toLocaleString("en") + " keys exp:0… with a 1 s TTL, sent pipelined; nobody reads them)", "play-note");
+    return setManyKeys("exp:", EXPERIMENT_KEYS, 1000).then(() => {
+      status.textContent = EXPERIMENT_KEYS.toLocaleString("en") + " keys set with a 1 s TTL. Nobody reads them: watch what the server does as the clock runs (or press +1 s).";
+      redraw(true);
+    });
+  }
+
+  /* Commands typed for the reader, one a step, so each is seen. */
+  function typeSlowly(lines, gapMs) {
+    return lines.reduce((p, line) => p.then(() => new Promise((done) => {
+      run(line);
+      setTimeout(done, gapMs);
+    })), Promise.resolve());
+  }
+
+  const stat = (label, value, cls) => el("div", {class: "play-stat " + (cls || "")}, el("span", {}, label), el("b", {}, String(value)));
+  const stats = (...items) => el("div", {class: "play-stats"}, ...items);
+  const events = [];
+  function note(text) {
+    events.unshift(fmtTime(server.now()) + "  " + text);
+    events.length = Math.min(events.length, EVENTS_SHOWN);
+  }
+  const eventLog = () => events.length ? el("ol", {class: "play-events", "aria-label": "What just happened"},
+    ...events.map((e) => el("li", {}, e))) : null;
+
+  /* 01: the bytes of the last exchange. */
+  const bytesDrawing = {
+    title: "The bytes on the wire",
+    buttons: () => [button("PING", () => run("PING")), button("ECHO \"a\\r\\nb\"", () => run('ECHO "a\\r\\nb"'))],
+    draw() {
+      const x = server.lastExchange;
+      figure.replaceChildren(x ? el("dl", {class: "play-bytes"},
+        el("dt", {}, "sent (RESP array, as redis-cli sends it)"), el("dd", {}, el("code", {}, escapeBytes(x.sent))),
+        el("dt", {}, "received"), el("dd", {}, el("code", {}, escapeBytes(x.received)))) :
+        el("p", {}, "Type a command: its request and reply bytes appear here."));
+    },
+  };
+
+  /* 02, 03: both tables of the dict, each bucket's chain, the rehash index. */
+  function drawTables(d) {
+    const dict = d.dict;
+    const tables = dict.tables.map((t, i) => {
+      if (!t.size) return el("div", {class: "play-table is-empty"}, el("h4", {}, "table[" + i + "]"), el("p", {}, i ? "not in use (no rehash)" : "empty"));
+      const rows = t.buckets ? t.buckets.map((chain, b) => el("li", {
+        class: "play-bucket" + (i === 0 && dict.rehashing && b < dict.rehash_index ? " is-moved" : "") +
+          (i === 0 && dict.rehashing && b === dict.rehash_index ? " is-next" : ""),
+      }, el("span", {class: "play-idx"}, String(b)), ...chain.map((k) => el("span", {class: "play-key"}, k)))) :
+        [el("li", {}, t.size + " buckets: too many to draw")];
+      return el("div", {class: "play-table"}, el("h4", {}, "table[" + i + "]: " + t.size + " buckets, " + t.used + " keys"),
+        el("ol", {class: "play-buckets"}, ...rows));
+    });
+    return el("div", {},
+      el("p", {class: "play-caption"}, dict.rehashing
+        ? "Rehashing: rehash_index = " + dict.rehash_index + ". Buckets of table[0] below it are already moved; each command moves one more."
+        : "No rehash under way. rehash_index = " + dict.rehash_index + "."),
+      el("div", {class: "play-tables"}, ...tables));
+  }
+  const dictDrawing = {
+    title: "The hash table: both tables, each bucket's chain",
+    buttons: () => {
+      const b = [button("Add 12 keys, one a step", () => typeSlowly(Array.from({length: 12}, (_, i) => "SET key:" + (i + 1) + " v"), 400))];
+      if (num >= "03") b.push(button("Delete them, one a step", () => typeSlowly(Array.from({length: 12}, (_, i) => "DEL key:" + (i + 1)), 400)));
+      return b;
+    },
+    draw(d) {
+      figure.replaceChildren(stats(stat("keys", d.keys), stat("rehashing", d.dict.rehashing ? "yes" : "no")), drawTables(d));
+    },
+  };
+
+  /* 04: keys with a TTL; those past their deadline, still held; lazy deletion. */
+  const ttlDrawing = {
+    title: "Keys with a TTL, and the expired ones still in memory",
+    prev: null,
+    buttons: () => [
+      button("SET k v PX 500", () => run("SET k v PX 500")),
+      button("10,000 keys with a 1 s TTL, nobody reads", experimentTenThousand),
+      button("Read one: GET exp:1", () => run("GET exp:1")),
+    ],
+    afterCommand(line) {
+      const d = server.inspect();
+      if (this.prev && d.expired_keys > this.prev.expired_keys) {
+        note("lazy expiry: " + line.trim() + " found a key past its deadline and deleted it (" +
+          (d.expired_keys - this.prev.expired_keys) + " deleted)");
+      }
+    },
+    draw(d) {
+      const rows = d.ttl_keys.slice(0, 40).map((k) => {
+        const left = k.expire_at - d.now;
+        return el("li", {class: k.past ? "is-past" : ""}, el("span", {class: "play-key"}, k.key),
+          k.past ? " expired " + secs(-left) + " ago, still held in memory" : " expires in " + secs(left));
+      });
+      figure.replaceChildren(
+        stats(stat("keys in memory", d.keys), stat("with a TTL", d.with_ttl),
+          stat("past their deadline, still held", d.past_deadline, d.past_deadline ? "is-bad" : ""),
+          stat("deleted when read (expired_keys)", d.expired_keys), stat("used_memory", d.used_memory + " B")),
+        eventLog(),
+        rows.length ? el("ul", {class: "play-ttl"}, ...rows) : el("p", {}, "No key has a TTL."),
+        d.with_ttl > rows.length ? el("p", {class: "play-caption"}, "… and " + (d.with_ttl - rows.length).toLocaleString("en") + " more") : null);
+      this.prev = d;
+    },
+  };
+
+  /* 05: each cycle of the active expiry: its sample, what it deleted, why it stopped. */
+  const cycleDrawing = {
+    title: "The active expire cycle: each cycle's sample",
+    seen: 0,
+    deleting: null,
+    buttons: () => [
+      button("SET k v PX 500", () => run("SET k v PX 500")),
+      button("10,000 keys with a 1 s TTL, nobody reads", experimentTenThousand),
+    ],
+    drawCycle(c, cls) {
+      return el("div", {class: "play-cycle " + (cls || "")},
+        el("p", {}, el("b", {}, "cycle " + c.n), " (" + (c.fast ? "fast, before sleeping" : "slow, from the cron") + ") at " + fmtTime(c.at) +
+          ": sampled " + c.sampled + ", expired " + c.expired + "; keys with a TTL " + c.ttl_before + " → " + c.ttl_after +
+          "; stale estimate " + c.stale_before.toFixed(2) + "% → " + c.stale_after.toFixed(2) + "%; stopped: " + c.stop),
+        el("ol", {class: "play-sample", "aria-label": "the keys it sampled"}, ...c.sample.map((s) =>
+          el("li", {class: s.expired ? "is-expired" : "", title: s.key + (s.expired ? ": expired, deleted" : ": alive")},
+            s.key + (s.expired ? " ✗" : "")))),
+        c.sampled > c.sample.length ? el("p", {class: "play-caption"}, "(" + c.sample.length + " of the " + c.sampled + " keys sampled are named)") : null);
+    },
+    draw(d) {
+      for (const c of d.cycles) {
+        if (c.n > this.seen && c.expired > 0) this.deleting = c;
+        if (c.n > this.seen && c.expired > 0) {
+          const named = c.sample.filter((s) => s.expired).map((s) => s.key).slice(0, 3).join(", ");
+          note("cycle " + c.n + " deleted " + c.expired + " expired key(s)" + (named ? ": " + named : ""));
+        }
+      }
+      if (d.cycles.length) this.seen = d.cycles[d.cycles.length - 1].n;
+      const e = d.expirer;
+      const recent = d.cycles.slice(-4).reverse();
+      figure.replaceChildren(
+        stats(stat("keys in memory", d.keys), stat("with a TTL", d.with_ttl),
+          stat("past their deadline", d.past_deadline, d.past_deadline ? "is-bad" : ""),
+          stat("expired_keys", d.expired_keys), stat("expired_stale_perc", e.stale_perc.toFixed(2)),
+          stat("expired_time_cap_reached_count", e.time_cap_reached), stat("cycles", e.cycles)),
+        eventLog(),
+        this.deleting ? el("div", {}, el("h4", {}, "The last cycle that deleted keys"), this.drawCycle(this.deleting, "is-deleting")) : null,
+        el("h4", {}, "The latest cycles"),
+        recent.length ? el("div", {}, ...recent.map((c) => this.drawCycle(c))) :
+          el("p", {}, "No cycle has sampled anything yet: no key has a TTL. The cron runs " + e.hz + " times a second."));
+    },
+  };
+
+  /* 06: the wheel's levels and occupied slots; cascades; the slot that fires. */
+  const wheelDrawing = {
+    title: "The timing wheel: levels, occupied slots, keys cascading and firing",
+    where: new Map(),
+    buttons: () => [
+      button("SET k v PX 500", () => run("SET k v PX 500")),
+      button("SET k v PX 70000: watch it cascade", () => run("SET k v PX 70000")),
+      button("10,000 keys with a 1 s TTL, nobody reads", experimentTenThousand),
+    ],
+    draw(d) {
+      const w = d.wheel;
+      const where = new Map();
+      let top = 1;
+      w.levels.forEach((slots, l) => {
+        if (slots.length) top = Math.max(top, l);
+        for (const s of slots) for (const k of s.keys) where.set(k, [l, s.slot, s.n === s.keys.length]);
+      });
+      for (const [k, [l, s, named]] of this.where) {
+        const now = where.get(k);
+        if (!now && named) note(k + " fired from level " + l + ", slot " + s + " (expired_keys " + d.expired_keys + ")");
+        else if (now[0] !== l || now[1] !== s) note(k + " cascaded: level " + l + " slot " + s + " → level " + now[0] + " slot " + now[1]);
+      }
+      this.where = where;
+      const levels = [];
+      for (let l = 0; l <= top; l++) {
+        const bySlot = new Map(w.levels[l].map((s) => [s.slot, s]));
+        const cursor = Math.floor(w.now_ms / Math.pow(2, w.slot_bits * l)) % 64;
+        const cells = [];
+        for (let s = 0; s < 64; s++) {
+          const o = bySlot.get(s);
+          cells.push(el("li", {class: (o ? "is-full" : "") + (s === cursor ? " is-now" : ""),
+            title: "level " + l + ", slot " + s + (o ? ": " + o.n + " key(s): " + o.keys.join(", ") : "")}, o ? String(o.n) : ""));
+        }
+        const span = Math.pow(2, w.slot_bits * l);
+        levels.push(el("div", {class: "play-level"},
+          el("h4", {}, "level " + l + ": 64 slots of " + (span >= 1000 ? secs(span) : span + " ms")),
+          el("ol", {class: "play-slots"}, ...cells),
+          el("p", {class: "play-caption"}, w.levels[l].slice(0, 4).map((s) => "slot " + s.slot + ": " + s.keys.join(", ") + (s.n > s.keys.length ? " … (" + s.n + ")" : "")).join("; ") || "no key")));
+      }
+      figure.replaceChildren(
+        stats(stat("keys in memory", d.keys), stat("in the wheel", w.count), stat("due now", w.due),
+          stat("fired", w.fired), stat("cascaded", w.cascaded), stat("expired_keys", d.expired_keys)),
+        eventLog(),
+        el("p", {class: "play-caption"}, "The outlined slot of each level is where the wheel's time (" + fmtTime(w.now_ms) + ") stands."),
+        ...levels);
+    },
+  };
+
+  /* 07: the last SET's path through the state machine's table. */
+  const fsmDrawing = {
+    title: "SET's options through the state machine's table",
+    reply: null,
+    buttons: () => ["SET k v NX EX 10", "SET k v GET KEEPTTL", "SET k v EX 10 PX 5", "SET k v EX ten", "SET k v XX GET PX 100 GET"]
+      .map((c) => button(c, () => run(c))),
+    afterCommand(line, reply) {
+      const args = RedisPlayground.splitArgs(line);
+      if (args && args.length && new TextDecoder().decode(args[0]).toLowerCase() === "set") this.reply = reply;
+    },
+    draw(d) {
+      const s = d.set;
+      if (!s.args.length) {
+        figure.replaceChildren(el("p", {}, "Type a SET with options, or press one of the buttons: its path through the table appears here."));
+        return;
+      }
+      const head = el("tr", {}, el("th", {}, "token"), ...s.machines.map((m) => el("th", {}, m + " machine")));
+      const start = el("tr", {}, el("td", {}, "start"), ...s.start.map((st) => el("td", {}, st)));
+      const rows = s.path.map((p) => el("tr", {}, el("td", {}, p.token + (p.value !== null ? " " + p.value : "")),
+        ...s.machines.map((_, m) => {
+          const x = p.steps.find((t) => t.machine === m);
+          return el("td", {class: x ? (x.to === "REJECT" ? "is-reject" : "is-step") : "is-skip"},
+            x ? x.from + " → " + x.to + (x.action !== "none" ? " (" + x.action + ")" : "") : "—");
+        })));
+      const end = el("tr", {}, el("td", {}, "end"), ...s.end.map((st) => el("td", {class: st === "REJECT" ? "is-reject" : ""}, st)));
+      figure.replaceChildren(
+        el("p", {}, el("code", {}, s.args.join(" "))),
+        el("table", {class: "play-fsm"}, el("thead", {}, head), el("tbody", {}, start, ...rows, end)),
+        el("p", {}, (s.accepted ? "Every machine ends in an accepting state" : "A machine rejected a token: syntax error") +
+          "; the parse: " + s.outcome + (this.reply !== null ? ". Reply: " + this.reply : ".")));
+    },
+  };
+
+  function pickDrawing(d) {
+    if (d.set) return fsmDrawing;
+    if (d.wheel) return wheelDrawing;
+    if (d.cycles) return cycleDrawing;
+    if (d.ttl_keys) return ttlDrawing;
+    if (d.dict) return dictDrawing;
+    return bytesDrawing;
+  }
+
+  RedisPlayground.start(step).then((s) => {
+    server = s;
+    window.playServer = s; /* for the browser check and the curious */
+    drawing = pickDrawing(s.inspect());
+    drawTitle.textContent = drawing.title;
+    drawButtons.replaceChildren(...drawing.buttons());
+    s.onChange((_, why) => redraw(why !== "tick"));
+    redraw(true);
+    print("Connected to step " + step + ". Try PING.", "play-note");
+    root.dataset.ready = "1";
+  }, (err) => {
+    clockOut.textContent = "not started";
+    print("The server could not start: " + err, "play-err");
+  });
+})();
