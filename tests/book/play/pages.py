@@ -46,7 +46,7 @@ def chapter_page(path, step):
     # The reader who wants to try first finds the console from the title.
     link = ('<p class="play-link"><a href="#play">Try it: step %s\'s server runs in this page</a> '
             '(<a href="../play/%s.html">on its own page</a>)</p>' % (step[:2], step))
-    text = re.sub(r"(</h1>\s*(</header>)?)", r"\1\n" + link.replace("\\", "\\\\"), text, count=1)
+    text = re.sub(r"(</h1>)", r"\1\n" + link.replace("\\", "\\\\"), text, count=1)
     text = text.replace("</main>", "</main>\n" + aside(step, "chapter"), 1)
     path.write_text(text)
     return True

@@ -87,10 +87,11 @@
       out.textContent = "";
       return "";
     }
+    const before = drawing && drawing.afterCommand ? server.inspect() : null;
     const reply = server.command(line);
     if (reply !== "") print(reply, /^\(error\)/.test(reply) ? "play-err" : "");
     if (server.closed) print("(the server closed the connection; the console connected again)", "play-note");
-    if (drawing && drawing.afterCommand) drawing.afterCommand(line, reply);
+    if (before) drawing.afterCommand(line, reply, before);
     redraw(true);
     return reply;
   }
@@ -203,6 +204,8 @@
     })), Promise.resolve());
   }
 
+  /* The drawing's content; a null item is a part the state leaves out. */
+  const show = (...items) => figure.replaceChildren(...items.filter((x) => x != null));
   const stat = (label, value, cls) => el("div", {class: "play-stat " + (cls || "")}, el("span", {}, label), el("b", {}, String(value)));
   const stats = (...items) => el("div", {class: "play-stats"}, ...items);
   const events = [];
@@ -219,7 +222,7 @@
     buttons: () => [button("PING", () => run("PING")), button("ECHO \"a\\r\\nb\"", () => run('ECHO "a\\r\\nb"'))],
     draw() {
       const x = server.lastExchange;
-      figure.replaceChildren(x ? el("dl", {class: "play-bytes"},
+      show(x ? el("dl", {class: "play-bytes"},
         el("dt", {}, "sent (RESP array, as redis-cli sends it)"), el("dd", {}, el("code", {}, escapeBytes(x.sent))),
         el("dt", {}, "received"), el("dd", {}, el("code", {}, escapeBytes(x.received)))) :
         el("p", {}, "Type a command: its request and reply bytes appear here."));
@@ -253,24 +256,24 @@
       return b;
     },
     draw(d) {
-      figure.replaceChildren(stats(stat("keys", d.keys), stat("rehashing", d.dict.rehashing ? "yes" : "no")), drawTables(d));
+      show(stats(stat("keys", d.keys), stat("rehashing", d.dict.rehashing ? "yes" : "no")), drawTables(d));
     },
   };
 
   /* 04: keys with a TTL; those past their deadline, still held; lazy deletion. */
   const ttlDrawing = {
     title: "Keys with a TTL, and the expired ones still in memory",
-    prev: null,
     buttons: () => [
       button("SET k v PX 500", () => run("SET k v PX 500")),
       button("10,000 keys with a 1 s TTL, nobody reads", experimentTenThousand),
       button("Read one: GET exp:1", () => run("GET exp:1")),
     ],
-    afterCommand(line) {
+    afterCommand(line, reply, before) {
       const d = server.inspect();
-      if (this.prev && d.expired_keys > this.prev.expired_keys) {
-        note("lazy expiry: " + line.trim() + " found a key past its deadline and deleted it (" +
-          (d.expired_keys - this.prev.expired_keys) + " deleted)");
+      if (d.expired_keys > before.expired_keys) {
+        const gone = before.ttl_keys.filter((k) => k.past && !d.ttl_keys.some((n) => n.key === k.key)).map((k) => k.key);
+        note("lazy expiry: " + line.trim() + " found " + (gone.length ? gone.slice(0, 3).join(", ") : "a key") +
+          " past its deadline and deleted it (" + (d.expired_keys - before.expired_keys) + " deleted)");
       }
     },
     draw(d) {
@@ -279,14 +282,13 @@
         return el("li", {class: k.past ? "is-past" : ""}, el("span", {class: "play-key"}, k.key),
           k.past ? " expired " + secs(-left) + " ago, still held in memory" : " expires in " + secs(left));
       });
-      figure.replaceChildren(
+      show(
         stats(stat("keys in memory", d.keys), stat("with a TTL", d.with_ttl),
           stat("past their deadline, still held", d.past_deadline, d.past_deadline ? "is-bad" : ""),
           stat("deleted when read (expired_keys)", d.expired_keys), stat("used_memory", d.used_memory + " B")),
         eventLog(),
         rows.length ? el("ul", {class: "play-ttl"}, ...rows) : el("p", {}, "No key has a TTL."),
         d.with_ttl > rows.length ? el("p", {class: "play-caption"}, "… and " + (d.with_ttl - rows.length).toLocaleString("en") + " more") : null);
-      this.prev = d;
     },
   };
 
@@ -320,7 +322,7 @@
       if (d.cycles.length) this.seen = d.cycles[d.cycles.length - 1].n;
       const e = d.expirer;
       const recent = d.cycles.slice(-4).reverse();
-      figure.replaceChildren(
+      show(
         stats(stat("keys in memory", d.keys), stat("with a TTL", d.with_ttl),
           stat("past their deadline", d.past_deadline, d.past_deadline ? "is-bad" : ""),
           stat("expired_keys", d.expired_keys), stat("expired_stale_perc", e.stale_perc.toFixed(2)),
@@ -337,6 +339,7 @@
   const wheelDrawing = {
     title: "The timing wheel: levels, occupied slots, keys cascading and firing",
     where: new Map(),
+    fired: null,
     buttons: () => [
       button("SET k v PX 500", () => run("SET k v PX 500")),
       button("SET k v PX 70000: watch it cascade", () => run("SET k v PX 70000")),
@@ -352,10 +355,12 @@
       });
       for (const [k, [l, s, named]] of this.where) {
         const now = where.get(k);
-        if (!now && named) note(k + " fired from level " + l + ", slot " + s + " (expired_keys " + d.expired_keys + ")");
+        if (!now && named && this.fired !== null && w.fired > this.fired) note(k + " fired from level " + l + ", slot " + s + " (expired_keys " + d.expired_keys + ")");
+        else if (!now && named) note(k + " left the wheel from level " + l + ", slot " + s + ": its TTL was removed or the key deleted");
         else if (now[0] !== l || now[1] !== s) note(k + " cascaded: level " + l + " slot " + s + " → level " + now[0] + " slot " + now[1]);
       }
       this.where = where;
+      this.fired = w.fired;
       const levels = [];
       for (let l = 0; l <= top; l++) {
         const bySlot = new Map(w.levels[l].map((s) => [s.slot, s]));
@@ -372,7 +377,7 @@
           el("ol", {class: "play-slots"}, ...cells),
           el("p", {class: "play-caption"}, w.levels[l].slice(0, 4).map((s) => "slot " + s.slot + ": " + s.keys.join(", ") + (s.n > s.keys.length ? " … (" + s.n + ")" : "")).join("; ") || "no key")));
       }
-      figure.replaceChildren(
+      show(
         stats(stat("keys in memory", d.keys), stat("in the wheel", w.count), stat("due now", w.due),
           stat("fired", w.fired), stat("cascaded", w.cascaded), stat("expired_keys", d.expired_keys)),
         eventLog(),
@@ -394,7 +399,7 @@
     draw(d) {
       const s = d.set;
       if (!s.args.length) {
-        figure.replaceChildren(el("p", {}, "Type a SET with options, or press one of the buttons: its path through the table appears here."));
+        show(el("p", {}, "Type a SET with options, or press one of the buttons: its path through the table appears here."));
         return;
       }
       const head = el("tr", {}, el("th", {}, "token"), ...s.machines.map((m) => el("th", {}, m + " machine")));
@@ -406,7 +411,7 @@
             x ? x.from + " → " + x.to + (x.action !== "none" ? " (" + x.action + ")" : "") : "—");
         })));
       const end = el("tr", {}, el("td", {}, "end"), ...s.end.map((st) => el("td", {class: st === "REJECT" ? "is-reject" : ""}, st)));
-      figure.replaceChildren(
+      show(
         el("p", {}, el("code", {}, s.args.join(" "))),
         el("table", {class: "play-fsm"}, el("thead", {}, head), el("tbody", {}, start, ...rows, end)),
         el("p", {}, (s.accepted ? "Every machine ends in an accepting state" : "A machine rejected a token: syntax error") +
