@@ -24,7 +24,13 @@ a console, from disk, and for each:
                             shows that cycle; GET k answers (nil);
       timing wheel (06, 07) k sat in a slot of the wheel, drawn there, and
                             fired from it; GET k answers (nil);
-  - a screenshot of the console and drawing, into $BUILD/play-screens/.
+  - the chapter's own experiment, as a reader starts it from its button,
+    while the page's frames are timed: it must never block the page for
+    more than FRAME_GAP_LIMIT_MS. In 04-06, "10,000 keys with a 1 s TTL,
+    nobody reads" then "+1 s" and "+100 ms": lazy expiry still holds all 10,000, the
+    wheel none, the cycles fewer (the figures are printed);
+  - screenshots of the console and drawing, 1280 and 390 px wide (a phone),
+    into $BUILD/play-screens/.
 
 Skips, saying why, without emcc (no modules), chromium or pandoc.
 """
@@ -48,6 +54,21 @@ MODULES = BUILD / "play"
 START_TIMEOUT_S = 20     # a module instantiating in the page
 ADVANCE_TIMEOUT_S = 10   # "+1 s" moving the clock over its frames
 SCREEN_WIDTH, SCREEN_HEIGHT = 1280, 1400
+PHONE_WIDTH = 390
+FRAME_GAP_LIMIT_MS = 500  # the longest the page may go without a frame during an experiment
+EXPERIMENT_TIMEOUT_S = 60
+
+# Time the page's frames from now on: the longest gap between two.
+WATCH_FRAMES = r"""(() => {
+  window.playFrames = {last: performance.now(), worst: 0};
+  const tick = (t) => {
+    const f = window.playFrames;
+    f.worst = Math.max(f.worst, t - f.last);
+    f.last = t;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})()"""
 
 # Type one line into the console as a reader does; return what it printed
 # after echoing the line (the reply, as redis-cli would print it).
@@ -229,6 +250,73 @@ def expiry_experiment(browser):
     return strategy, problems
 
 
+def click(browser, label):
+    return browser.evaluate("(() => { const b = [...document.querySelectorAll('#play button')].find(b => b.textContent === %s);"
+                            " if (b) b.click(); return !!b; })()" % json.dumps(label))
+
+
+def chapter_experiment(browser):
+    """The experiment a reader starts from the drawing's buttons; returns
+    (description, problems), or (None, []) when the chapter has none here."""
+    d = inspect(browser)
+    browser.evaluate(WATCH_FRAMES)
+    problems = []
+    if "set" in d:
+        click(browser, "SET k v EX 10 PX 5")
+        path = inspect(browser)["set"]
+        ok = not path["accepted"] and path["outcome"] == "syntax error"
+        return "SET k v EX 10 PX 5: the expiry machine rejects PX after EX, a syntax error", \
+            [] if ok else ["the drawing's SET was not rejected: %s" % path]
+    if "ttl_keys" in d:
+        type_line(browser, "FLUSHALL")
+        browser.evaluate("window.playServer.pause()")
+        click(browser, "10,000 keys with a 1 s TTL, nobody reads")
+        if not wait_until(browser, "document.querySelector('#play .play-status').textContent.startsWith('10,000 keys set')",
+                          EXPERIMENT_TIMEOUT_S):
+            return "10,000 keys", ["the experiment did not finish within %ds" % EXPERIMENT_TIMEOUT_S]
+        held = inspect(browser)["with_ttl"]
+        # A key set with PX 1000 is expired once the clock is past its
+        # deadline, not at it: 1.1 s.
+        press_advance(browser, "+1 s")
+        press_advance(browser, "+100 ms")
+        after = inspect(browser)
+        worst = browser.evaluate("window.playFrames.worst")
+        left = after["keys"]
+        if held != 10000:
+            problems.append("%d keys with a TTL after the experiment set 10,000" % held)
+        if "wheel" in after and left != 0:
+            problems.append("the wheel left %d expired keys in memory" % left)
+        elif "cycles" in after and "wheel" not in after and left >= 10000:
+            problems.append("the cycles deleted none of the 10,000 expired keys")
+        elif "cycles" not in after and "wheel" not in after and after["past_deadline"] != 10000:
+            problems.append("lazy expiry holds %d keys past their deadline, not 10,000" % after["past_deadline"])
+        if worst > FRAME_GAP_LIMIT_MS:
+            problems.append("the page went %.0f ms without a frame" % worst)
+        return ("10,000 keys with a 1 s TTL, nobody reads, +1.1 s: %d of them still in memory; "
+                "longest frame gap %.0f ms" % (left, worst)), problems
+    if "dict" in d:
+        type_line(browser, "FLUSHALL")
+        for i in range(1, 6):
+            type_line(browser, "SET key:%d v" % i)
+        dct = inspect(browser)["dict"]
+        return "five SETs into a 4-bucket table: it grows, %s" % (
+            "rehash_index %d" % dct["rehash_index"] if dct["rehashing"] else "rehash done"), \
+            [] if dct["tables"][0]["size"] + dct["tables"][1]["size"] > 4 else ["the table did not grow: %s" % dct]
+    click(browser, "Pipelined: two commands in one read")
+    got = browser.evaluate("document.querySelector('#play .play-out').textContent")
+    return "two pipelined commands in one send", [] if got.rstrip().endswith('PONG\n"hi"') else [
+        "the console shows %r after the pipelined send" % got[-80:]]
+
+
+def screenshot(browser, path, width):
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=SCREEN_HEIGHT,
+                 deviceScaleFactor=1, mobile=width < 600)
+    browser.evaluate("document.getElementById('play').scrollIntoView()")
+    time.sleep(0.3)
+    path.write_bytes(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
+    print("# screenshot %s" % os.path.relpath(path, ROOT))
+
+
 def build_book(tap):
     started = time.time()
     steps = [[sys.executable, str(ROOT / "tests/book/build.py"), str(BOOK)],
@@ -288,13 +376,17 @@ def main():
             if strategy:
                 tap.check("%s: pause, SET k v PX 500, +1 s: k %s, inspect() and the drawing agree; GET k is (nil)"
                           % (name, strategy), problems)
-            browser.evaluate("document.getElementById('play').scrollIntoView()")
-            time.sleep(0.3)
-            shot = SCREENS / (step + ".png")
-
-            shot.write_bytes(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
-            print("# screenshot %s" % shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot)
-            errors = browser.load("about:blank")
+            what, problems = chapter_experiment(browser)
+            tap.check("%s: %s" % (name, what), problems)
+            browser.call("Runtime.evaluate", expression="1")  # drains the events sent before it
+            tap.check("%s: no script error while it was used" % name, [
+                "script error: %s" % ev["params"]["exceptionDetails"].get("exception", {}).get("description", ev["params"]["exceptionDetails"]["text"])
+                for ev in browser.events if ev["method"] == "Runtime.exceptionThrown"])
+            screenshot(browser, SCREENS / (step + ".png"), SCREEN_WIDTH)
+            screenshot(browser, SCREENS / (step + "-phone.png"), PHONE_WIDTH)
+            browser.call("Emulation.setDeviceMetricsOverride", width=SCREEN_WIDTH, height=SCREEN_HEIGHT,
+                         deviceScaleFactor=1, mobile=False)
+            browser.load("about:blank")
     finally:
         browser.close()
     return tap.end()

@@ -346,6 +346,8 @@ var RedisPlayground = typeof RedisPlayground !== "undefined" ? RedisPlayground :
   Server.TICK_MS = 50;
 
   return {
+    /* Reply bytes (from send()) as redis-cli prints them, one reply a line. */
+    formatReplies: (bytes) => Server.prototype.reply(bytes, false),
     register(step, factory) {
       factories[step] = factory;
     },

@@ -96,6 +96,16 @@
     return reply;
   }
 
+  /* Bytes sent as they are (not as redis-cli would send a line): inline
+   * commands, pipelining, protocol errors. */
+  function sendRaw(text) {
+    print("(sent as raw bytes) " + escapeBytes(new TextEncoder().encode(text)), "play-cmd");
+    const reply = RedisPlayground.formatReplies(server.send(text));
+    if (reply !== "") print(reply, /^\(error\)/.test(reply) ? "play-err" : "");
+    if (server.closed) print("(the server closed the connection; the console connected again)", "play-note");
+    redraw(true);
+  }
+
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const line = input.value;
@@ -219,7 +229,12 @@
   /* 01: the bytes of the last exchange. */
   const bytesDrawing = {
     title: "The bytes on the wire",
-    buttons: () => [button("PING", () => run("PING")), button("ECHO \"a\\r\\nb\"", () => run('ECHO "a\\r\\nb"'))],
+    buttons: () => [
+      button("PING", () => run("PING")),
+      button("Inline: PING\\r\\n", () => sendRaw("PING\r\n")),
+      button("Pipelined: two commands in one read", () => sendRaw("*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n")),
+      button("Protocol error: *1\\r\\n$x", () => sendRaw("*1\r\n$x\r\n")),
+    ],
     draw() {
       const x = server.lastExchange;
       show(x ? el("dl", {class: "play-bytes"},
@@ -321,7 +336,7 @@
       }
       if (d.cycles.length) this.seen = d.cycles[d.cycles.length - 1].n;
       const e = d.expirer;
-      const recent = d.cycles.slice(-4).reverse();
+      const recent = d.cycles.filter((c) => !this.deleting || c.n !== this.deleting.n).slice(-4).reverse();
       show(
         stats(stat("keys in memory", d.keys), stat("with a TTL", d.with_ttl),
           stat("past their deadline", d.past_deadline, d.past_deadline ? "is-bad" : ""),
@@ -355,9 +370,11 @@
       });
       for (const [k, [l, s, named]] of this.where) {
         const now = where.get(k);
-        if (!now && named && this.fired !== null && w.fired > this.fired) note(k + " fired from level " + l + ", slot " + s + " (expired_keys " + d.expired_keys + ")");
-        else if (!now && named) note(k + " left the wheel from level " + l + ", slot " + s + ": its TTL was removed or the key deleted");
-        else if (now[0] !== l || now[1] !== s) note(k + " cascaded: level " + l + " slot " + s + " → level " + now[0] + " slot " + now[1]);
+        if (!now) {
+          /* A key no longer named: gone, if its slot named all its keys. */
+          if (named && this.fired !== null && w.fired > this.fired) note(k + " fired from level " + l + ", slot " + s + " (expired_keys " + d.expired_keys + ")");
+          else if (named) note(k + " left the wheel from level " + l + ", slot " + s + ": its TTL was removed or the key deleted");
+        } else if (now[0] !== l || now[1] !== s) note(k + " cascaded: level " + l + " slot " + s + " → level " + now[0] + " slot " + now[1]);
       }
       this.where = where;
       this.fired = w.fired;
