@@ -215,8 +215,8 @@ def expiry_experiment(browser):
              "the wheel's fired count went %d -> %d" % (before["wheel"]["fired"], after["wheel"]["fired"]))
         if slot and drawn:
             # Straight from its slot, or cascaded down from it first.
-            fired = re.search(r"k fired from level \d+, slot \d+", text)
-            start = "k fired from level %d, slot %d" % slot in text or "k cascaded: level %d slot %d →" % slot in text
+            fired = re.search(r"level \d+ slot \d+ fired: k deleted", text)
+            start = re.search(r"level %d slot %d (fired: k deleted|→ level \d+ slot \d+: k cascaded)" % slot, text)
             want(fired and start, "the drawing does not show k leaving level %d, slot %d and firing: %r"
                  % (slot + (text[:400],)))
         elif "set" in after:

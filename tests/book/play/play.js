@@ -353,30 +353,40 @@
   /* 06: the wheel's levels and occupied slots; cascades; the slot that fires. */
   const wheelDrawing = {
     title: "The timing wheel: levels, occupied slots, keys cascading and firing",
-    where: new Map(),
-    fired: null,
+    slots: null,  /* the occupied slots at the last drawing: "level/slot" -> {l, s, n, keys} */
+    fired: 0,
     buttons: () => [
       button("SET k v PX 500", () => run("SET k v PX 500")),
       button("SET k v PX 70000: watch it cascade", () => run("SET k v PX 70000")),
       button("10,000 keys with a 1 s TTL, nobody reads", experimentTenThousand),
     ],
+    /* What became of each slot occupied at the last drawing and now empty:
+     * its keys moved down a level (a cascade), fired, or left the wheel. */
+    noteChanges(slots, w, d) {
+      const names = (keys, n) => keys.slice(0, 3).join(", ") + (n > 3 ? " and " + (n - 3).toLocaleString("en") + " more" : "");
+      for (const [id, old] of this.slots || []) {
+        if (slots.has(id)) continue;
+        const moved = [...slots.values()].filter((now) => now.l < old.l && old.keys.some((k) => now.keys.includes(k)));
+        if (moved.length) {
+          note("level " + old.l + " slot " + old.s + " → " + moved.map((m) => "level " + m.l + " slot " + m.s).join(", ") +
+            ": " + names(old.keys, old.n) + " cascaded");
+        } else if (w.fired > this.fired) {
+          note("level " + old.l + " slot " + old.s + " fired: " + names(old.keys, old.n) + " deleted (expired_keys " + d.expired_keys + ")");
+        } else {
+          note("level " + old.l + " slot " + old.s + " emptied: " + names(old.keys, old.n) + " left the wheel (TTL removed or key deleted)");
+        }
+      }
+    },
     draw(d) {
       const w = d.wheel;
-      const where = new Map();
+      const slots = new Map();
       let top = 1;
-      w.levels.forEach((slots, l) => {
-        if (slots.length) top = Math.max(top, l);
-        for (const s of slots) for (const k of s.keys) where.set(k, [l, s.slot, s.n === s.keys.length]);
+      w.levels.forEach((occupied, l) => {
+        if (occupied.length) top = Math.max(top, l);
+        for (const o of occupied) slots.set(l + "/" + o.slot, {l, s: o.slot, n: o.n, keys: o.keys});
       });
-      for (const [k, [l, s, named]] of this.where) {
-        const now = where.get(k);
-        if (!now) {
-          /* A key no longer named: gone, if its slot named all its keys. */
-          if (named && this.fired !== null && w.fired > this.fired) note(k + " fired from level " + l + ", slot " + s + " (expired_keys " + d.expired_keys + ")");
-          else if (named) note(k + " left the wheel from level " + l + ", slot " + s + ": its TTL was removed or the key deleted");
-        } else if (now[0] !== l || now[1] !== s) note(k + " cascaded: level " + l + " slot " + s + " → level " + now[0] + " slot " + now[1]);
-      }
-      this.where = where;
+      this.noteChanges(slots, w, d);
+      this.slots = slots;
       this.fired = w.fired;
       const levels = [];
       for (let l = 0; l <= top; l++) {
