@@ -43,7 +43,7 @@ mkdir -p "$XXH_DIR"
 CFLAGS="-std=c11 -O2 -Wall -Wextra $SWITCHES -DXXH_INLINE_ALL -I$XXH_DIR"
 EXPORTS='["_play_start","_play_send","_play_reply","_play_closed","_play_advance","_play_now","_play_inspect","_malloc","_free"]'
 LDFLAGS=(-sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=RedisPlaygroundModule -sALLOW_MEMORY_GROWTH=1
-  -sENVIRONMENT=web,worker,node "-sEXPORTED_FUNCTIONS=$EXPORTS"
+  "-sENVIRONMENT=web,worker,node" "-sEXPORTED_FUNCTIONS=$EXPORTS"
   '-sEXPORTED_RUNTIME_METHODS=["UTF8ToString","HEAPU8"]' -sFILESYSTEM=1)
 
 # The files glue.c compiles itself, by #include.
@@ -52,7 +52,9 @@ included=$(grep -E '^#(include|if __has_include\() *"[^"]+\.c"' "$HERE/glue.c" |
 is_included() { grep -qxF "$1" <<<"$included"; }
 
 if [ $# -eq 0 ]; then
-  set -- $(cd "$ROOT/steps" && ls -d [0-9][0-9]-*/ | tr -d /)
+  for d in "$ROOT"/steps/[0-9][0-9]-*/; do
+    [ -f "$d/main.c" ] && set -- "$@" "$(basename "$d")"
+  done
 fi
 for step in "$@"; do
   dir="$ROOT/steps/$step"
@@ -64,10 +66,11 @@ for step in "$@"; do
     srcs+=("$f")
   done
   out="$OUT/$step.js"
-  newest=$(ls -t "${srcs[@]}" "$dir"/*.h "$dir/main.c" "$ROOT"/common/*.[ch] "$HERE"/glue.c "$HERE"/api.js "$0" | head -1)
-  if [ -f "$out" ] && [ "$out" -nt "$newest" ]; then
-    continue
-  fi
+  stale=0
+  for f in "$dir"/* "$ROOT"/common/* "$HERE"/glue.c "$HERE"/api.js "$0"; do
+    [ "$f" -nt "$out" ] && stale=1 && break
+  done
+  [ -f "$out" ] && [ $stale -eq 0 ] && continue
   start=$(date +%s%N)
   # shellcheck disable=SC2086 # CFLAGS is a list of flags
   emcc $CFLAGS -DSTEP_NAME="\"$step\"" -DSTEP_MAIN_C="\"main.c\"" -I"$ROOT/common" -I"$dir" \

@@ -97,18 +97,16 @@ static uint64_t observed_expire_cycle(active_expire *ae, keyspace *ks, cycle_typ
 static struct {
     int started;
     event_loop *loop;
-    client *console;              /* the console's connection */
-    command *table;               /* the step's table, each entry through note_command() */
-    buffer reply;                 /* bytes answered to the last play_send() */
-    int closed;                   /* the last play_send() closed the connection */
-    int argc;                     /* the last command's arguments, truncated */
+    client *console; /* the console's connection */
+    command *table;  /* the step's table, each entry through note_command() */
+    buffer reply;    /* bytes answered to the last play_send() */
+    int closed;      /* the last play_send() closed the connection */
+    int argc;        /* the last command's arguments, truncated */
     char argv[PLAY_MAX_ARGS][PLAY_MAX_ARG_BYTES];
-    size_t argl[PLAY_MAX_ARGS];   /* their full lengths */
     char last_set[PLAY_MAX_ARGS][PLAY_MAX_ARG_BYTES]; /* the last SET's, for chapter 07 */
-    size_t last_set_len[PLAY_MAX_ARGS];
     int last_set_argc;
-    uint64_t turns;               /* event-loop turns run */
-    buffer json;                  /* play_inspect()'s answer */
+    uint64_t turns; /* event-loop turns run */
+    buffer json;    /* play_inspect()'s answer */
 } play;
 
 /* The step's command function for the command named in argv[0]. */
@@ -125,14 +123,13 @@ static void note_command(client *c, int argc, arg *argv) {
         size_t n = argv[i].len < PLAY_MAX_ARG_BYTES - 1 ? argv[i].len : PLAY_MAX_ARG_BYTES - 1;
         memcpy(play.argv[i], argv[i].ptr, n);
         play.argv[i][n] = '\0';
-        play.argl[i] = argv[i].len;
     }
     if (arg_is(&argv[0], "set") && argv[0].len == 3) {
         memcpy(play.last_set, play.argv, sizeof(play.argv));
-        memcpy(play.last_set_len, play.argl, sizeof(play.argl));
         play.last_set_argc = play.argc;
     }
-    step_command(&argv[0])(c, argc, argv);
+    command_proc *proc = step_command(&argv[0]);
+    proc(c, argc, argv);
 }
 
 /* A copy of the step's table whose entries all point to note_command(). */
@@ -288,33 +285,33 @@ EMSCRIPTEN_KEEPALIVE double play_now(void) {
 
 #if defined(ACTIVE_EXPIRE_H)
 typedef struct observed_cycle {
-    int64_t at_ms;          /* the server's clock when it ran */
-    int fast;               /* a fast cycle (before sleeping) or the cron's slow one */
-    uint64_t sampled;       /* keys looked at */
-    uint64_t expired;       /* of those, deleted */
-    size_t ttl_before;      /* keys with a TTL when it started */
-    size_t ttl_after;       /* and when it ended */
-    double stale_before;    /* the estimate (INFO expired_stale_perc) before */
-    double stale_after;     /* and after */
-    const char *stop;       /* why it stopped */
-    int shown;              /* keys kept in `keys` */
+    int64_t at_ms;       /* the server's clock when it ran */
+    int fast;            /* a fast cycle (before sleeping) or the cron's slow one */
+    uint64_t sampled;    /* keys looked at */
+    uint64_t expired;    /* of those, deleted */
+    size_t ttl_before;   /* keys with a TTL when it started */
+    size_t ttl_after;    /* and when it ended */
+    double stale_before; /* the estimate (INFO expired_stale_perc) before */
+    double stale_after;  /* and after */
+    const char *stop;    /* why it stopped */
+    int shown;           /* keys kept in `keys` */
     char keys[PLAY_SAMPLE_SHOWN][PLAY_KEY_BYTES];
     char key_expired[PLAY_SAMPLE_SHOWN];
 } observed_cycle;
 
 static struct {
     observed_cycle ring[PLAY_CYCLES_KEPT];
-    uint64_t count;        /* cycles recorded, ever */
-    observed_cycle *now;   /* the cycle running, or NULL */
-    double real_start_ms;  /* performance.now() when it started */
+    uint64_t count;       /* cycles recorded, ever */
+    observed_cycle *now;  /* the cycle running, or NULL */
+    double real_start_ms; /* performance.now() when it started */
 } cycles;
 
 static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms) {
     observed_cycle *cy = cycles.now;
     int i = cy ? cy->shown : PLAY_SAMPLE_SHOWN;
     if (i < PLAY_SAMPLE_SHOWN) {
-        size_t n = dict_entry_keylen(de) < PLAY_KEY_BYTES - 1 ? dict_entry_keylen(de)
-                                                              : PLAY_KEY_BYTES - 1;
+        size_t n =
+            dict_entry_keylen(de) < PLAY_KEY_BYTES - 1 ? dict_entry_keylen(de) : PLAY_KEY_BYTES - 1;
         memcpy(cy->keys[i], dict_entry_key(de), n); /* before it may be freed */
         cy->keys[i][n] = '\0';
     }
@@ -330,7 +327,8 @@ static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms) {
 /* The monotonic clock as the cycle sees it: the page's frozen clock plus the
  * real time this cycle has taken so far. */
 static int64_t cycle_clock_us(void) {
-    int64_t spent = cycles.now ? (int64_t)((emscripten_get_now() - cycles.real_start_ms) * 1000) : 0;
+    int64_t spent =
+        cycles.now ? (int64_t)((emscripten_get_now() - cycles.real_start_ms) * 1000) : 0;
     return clock_mono_us() + spent;
 }
 
@@ -564,8 +562,10 @@ static void inspect_set_path(void) {
         first = 0;
         json_cstr(set_fsm_token_name(lx.token));
         json_raw(",\"value\":");
-        if (lx.value.ptr) json_str(lx.value.ptr, lx.value.len, PLAY_MAX_ARG_BYTES);
-        else json_raw("null");
+        if (lx.value.ptr)
+            json_str(lx.value.ptr, lx.value.len, PLAY_MAX_ARG_BYTES);
+        else
+            json_raw("null");
         json_raw(",\"steps\":[");
         int any = 0;
         for (int m = 0; m < SET_MACHINE_COUNT; m++) {

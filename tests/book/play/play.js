@@ -464,6 +464,7 @@
     s.onChange((_, why) => redraw(why !== "tick"));
     redraw(true);
     print("Connected to step " + step + ". Try PING.", "play-note");
+    root.dataset.readyMs = String(Math.round(performance.now())); /* since the page's navigation began */
     root.dataset.ready = "1";
   }, (err) => {
     clockOut.textContent = "not started";
