@@ -24,7 +24,8 @@ a console, from disk, and for each:
                             shows that cycle; GET k answers (nil);
       timing wheel (06, 07) k sat in a slot of the wheel, drawn there, and
                             fired from it; GET k answers (nil);
-  - the chapter's own experiment, as a reader starts it from its button,
+  - the chapter's own experiment, as a reader starts it (02, 03: the table
+    growing, a key unlinked; 07: a SET the table rejects; 04-06 below),
     while the page's frames are timed: it must never block the page for
     more than FRAME_GAP_LIMIT_MS. In 04-06, "10,000 keys with a 1 s TTL,
     nobody reads" then "+1 s" and "+100 ms": lazy expiry still holds all 10,000, the
@@ -299,9 +300,17 @@ def chapter_experiment(browser):
         for i in range(1, 6):
             type_line(browser, "SET key:%d v" % i)
         dct = inspect(browser)["dict"]
-        return "five SETs into a 4-bucket table: it grows, %s" % (
-            "rehash_index %d" % dct["rehash_index"] if dct["rehashing"] else "rehash done"), \
-            [] if dct["tables"][0]["size"] + dct["tables"][1]["size"] > 4 else ["the table did not grow: %s" % dct]
+        if dct["tables"][0]["size"] + dct["tables"][1]["size"] <= 4:
+            problems.append("the table did not grow: %s" % dct)
+        if "rehash started: table[1] allocated with 8 buckets, growing from 4" not in drawing_text(browser):
+            problems.append("the drawing does not show the rehash starting: %r" % drawing_text(browser)[:300])
+        what = "five SETs into a 4-bucket table: the drawing shows it growing into 8"
+        if browser.evaluate("[...document.querySelectorAll('#play button')].some(b => b.textContent.startsWith('Delete'))"):
+            type_line(browser, "DEL key:2")
+            if "key:2 unlinked from table[" not in drawing_text(browser):
+                problems.append("after DEL key:2 the drawing does not show key:2 unlinked: %r" % drawing_text(browser)[:300])
+            what += "; DEL key:2 unlinks it from its chain"
+        return what, problems
     click(browser, "Pipelined: two commands in one read")
     got = browser.evaluate("document.querySelector('#play .play-out').textContent")
     return "two pipelined commands in one send", [] if got.rstrip().endswith('PONG\n"hi"') else [

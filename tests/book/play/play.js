@@ -270,8 +270,36 @@
       if (num >= "03") b.push(button("Delete them, one a step", () => typeSlowly(Array.from({length: 12}, (_, i) => "DEL key:" + (i + 1)), 400)));
       return b;
     },
+    prev: null,
+    /* Where each drawn key sits: key -> "table[t] bucket b". */
+    places(dict) {
+      const at = new Map();
+      dict.tables.forEach((t, i) => (t.buckets || []).forEach((chain, b) => chain.forEach((k) => at.set(k, "table[" + i + "] bucket " + b))));
+      return at;
+    },
+    /* What changed since the last drawing: a rehash starting, moving on,
+     * ending; a key unlinked from its chain. */
+    noteChanges(dict) {
+      const prev = this.prev;
+      if (!prev) return;
+      const [t0, t1] = dict.tables;
+      if (!prev.rehashing && dict.rehashing) {
+        note("rehash started: table[1] allocated with " + t1.size + " buckets, " +
+          (t1.size > t0.size ? "growing" : "shrinking") + " from " + t0.size);
+      } else if (prev.rehashing && dict.rehashing && dict.rehash_index !== prev.rehash_index) {
+        note("rehash_index " + prev.rehash_index + " → " + dict.rehash_index + ": table[0]'s buckets below it have moved to table[1]");
+      } else if (prev.rehashing && !dict.rehashing) {
+        note("rehash done: table[1] became table[0], " + t0.size + " buckets");
+      }
+      const now = this.places(dict);
+      for (const [k, where] of this.places(prev)) {
+        if (!now.has(k)) note(k + " unlinked from " + where + "'s chain");
+      }
+    },
     draw(d) {
-      show(stats(stat("keys", d.keys), stat("rehashing", d.dict.rehashing ? "yes" : "no")), drawTables(d));
+      this.noteChanges(d.dict);
+      this.prev = d.dict;
+      show(stats(stat("keys", d.keys), stat("rehashing", d.dict.rehashing ? "yes" : "no")), eventLog(), drawTables(d));
     },
   };
 
@@ -341,7 +369,8 @@
         stats(stat("keys in memory", d.keys), stat("with a TTL", d.with_ttl),
           stat("past their deadline", d.past_deadline, d.past_deadline ? "is-bad" : ""),
           stat("expired_keys", d.expired_keys), stat("expired_stale_perc", e.stale_perc.toFixed(2)),
-          stat("expired_time_cap_reached_count", e.time_cap_reached), stat("cycles", e.cycles)),
+          stat("expired_time_cap_reached_count", e.time_cap_reached),
+          stat("expire_cycle_cpu_milliseconds", Math.floor(e.cycle_time_used_us / 1000)), stat("cycles", e.cycles)),
         eventLog(),
         this.deleting ? el("div", {}, el("h4", {}, "The last cycle that deleted keys"), this.drawCycle(this.deleting, "is-deleting")) : null,
         el("h4", {}, "The latest cycles"),
