@@ -31,7 +31,9 @@ a console, from disk, and for each:
     nobody reads" then "+1 s" and "+100 ms": lazy expiry still holds all 10,000, the
     wheel none, the cycles fewer (the figures are printed);
   - screenshots of the console and drawing, 1280 and 390 px wide (a phone),
-    into $BUILD/play-screens/.
+    into $BUILD/play-screens/;
+and each step's own page (play/NN-name.html) answers PING, and its console
+works from the keyboard alone (typed text and Enter, the up arrow).
 
 Skips, saying why, without emcc (no modules), chromium or pandoc, or
 without the book's tools (a starter repository).
@@ -327,6 +329,30 @@ def screenshot(browser, path, width):
     print("# screenshot %s" % os.path.relpath(path, ROOT))
 
 
+def press(browser, key, code, keycode):
+    for kind in ("keyDown", "keyUp"):
+        browser.call("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode=keycode,
+                     **({"text": "\r"} if key == "Enter" and kind == "keyDown" else {}))
+
+
+def keyboard(browser):
+    """The console with the keyboard alone, as the browser delivers keys:
+    typed text and Enter run a line, the up arrow recalls it. Returns problems."""
+    browser.evaluate("document.querySelector('#play .play-in').focus()")
+    browser.call("Input.insertText", text="ECHO typed")
+    press(browser, "Enter", "Enter", 13)
+    time.sleep(0.1)
+    shown = browser.evaluate("document.querySelector('#play .play-out').textContent")
+    press(browser, "ArrowUp", "ArrowUp", 38)
+    recalled = browser.evaluate("document.querySelector('#play .play-in').value")
+    problems = []
+    if not shown.rstrip().endswith('redis> ECHO typed\n"typed"'):
+        problems.append("typing ECHO typed and Enter printed %r" % shown[-60:])
+    if recalled != "ECHO typed":
+        problems.append("the up arrow recalled %r, not the last line" % recalled)
+    return problems
+
+
 def step_pages(browser, tap, steps):
     """Each step's own page (play/NN-name.html): it loads and its server answers."""
     problems = []
@@ -341,7 +367,10 @@ def step_pages(browser, tap, steps):
         problems += ["%s: %s" % (page.relative_to(BOOK), e) for e in errors]
         if got != "PONG":
             problems.append("%s: PING answered %r" % (page.relative_to(BOOK), got))
-    tap.check("%d step pages load and their servers answer PING" % len(steps), problems)
+        if ready and step == steps[0]:
+            problems += ["%s: %s" % (page.relative_to(BOOK), p) for p in keyboard(browser)]
+    tap.check("%d step pages load and their servers answer PING; the console works with the keyboard alone"
+              % len(steps), problems)
 
 
 def build_book(tap):
