@@ -68,6 +68,9 @@
     el("section", {class: "play-drawing", "aria-labelledby": "play-draw-title"}, drawTitle, drawButtons, status, figure));
   drawTitle.id = "play-draw-title";
 
+  /* A narrower console wraps more lines: keep its latest line in view. */
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => { out.scrollTop = out.scrollHeight; }).observe(out);
+
   let server = null;
   let drawing = null;
   const history = [];
