@@ -126,12 +126,19 @@ def type_line(browser, line):
     return browser.evaluate(TYPE % json.dumps(line))
 
 
+# Replies whose shape the transcripts may not show, typed into every console
+# and compared with redis-cli's output against the native server: nested and
+# numbered arrays (an index column two digits wide), nil inside an array,
+# escapes in a bulk string, a command redis-cli prints raw (CLIENT INFO),
+# quoting in the typed line.
+FORMAT_SAMPLES = [["COMMAND", "INFO", "get", "set"], ["COMMAND", "INFO", "nosuch"],
+                  ["ECHO", "h\u00e9llo\n\t\"q\" \\"], ["CLIENT", "INFO"], ["PING", "a b"]]
+
+
 def replay_transcripts(browser, md, server):
-    """Every console block of md typed into the page and sent to the native
-    server; returns (commands, problems)."""
+    """Every console block of md, then FORMAT_SAMPLES, typed into the page
+    and sent to the native server; returns (commands, problems)."""
     blocks = list(transcripts.transcripts(md))
-    if not blocks:
-        return 0, []
     proc, port = transcripts.start(str(server))
     problems, count = [], 0
     try:
@@ -153,6 +160,12 @@ def replay_transcripts(browser, md, server):
                 if not transcripts.matches(args, native, page):
                     problems.append("%s (block at line %d): typed %s\n      native: %s\n      page:   %s"
                                     % (md.name, line_no, cli_line(args), native, page))
+        for args in FORMAT_SAMPLES:
+            count += 1
+            page = type_line(browser, cli_line(args)).split("\n")
+            native = transcripts.cli(port, args)
+            if page != native:
+                problems.append("typed %s\n      native: %s\n      page:   %s" % (cli_line(args), native, page))
     finally:
         proc.terminate()
         proc.wait()
@@ -429,8 +442,8 @@ def main():
             else:
                 count, problems = replay_transcripts(browser, md, server)
                 if count:
-                    tap.check("%s: %d transcript commands typed into the console print as redis-cli does against the native server"
-                              % (name, count), problems)
+                    tap.check("%s: %d commands (its transcripts, then %d of redis-cli's formats) typed into the console "
+                              "print as redis-cli does against the native server" % (name, count, len(FORMAT_SAMPLES)), problems)
             strategy, problems = expiry_experiment(browser)
             if strategy:
                 tap.check("%s: pause, SET k v PX 500, +1 s: k %s, inspect() and the drawing agree; GET k is (nil)"
