@@ -10,7 +10,7 @@
 #               step's suites and those of the steps before it, the reference
 #               run against redis-server; rest: what make check adds to that
 #               (the tooling around the servers: exercise graders, workspaces,
-#               the book, class grading, Classroom; the poll() back end,
+#               the book and its live servers, class grading, Classroom; the poll() back end,
 #               hostile clients, fuzz smoke, the differential test, client
 #               libraries); all: both
 #   STEP        (optional) test only this step: "04" or "04-expiry-lazy"
@@ -218,6 +218,14 @@ docs_checks() {
   run_check "neighbour diffs touch only listed files, with no comment churn" bash tests/tools/diffscope.sh --hunks
 }
 
+# ---- The book -------------------------------------------------------------------
+# book_check.py builds the book (make book, the live servers' modules too);
+# play_check.py then drives the chapters' consoles in that same build.
+book_checks() {
+  run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py
+  run_tap "book: each chapter's live server in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/play_check.py --no-build
+}
+
 # ---- The parts, and running them ------------------------------------------------
 # add_part NAME CMD...: queue a part. Parts run in this order, TEST_JOBS at a
 # time; put the longest first so that none starts last and alone.
@@ -322,8 +330,8 @@ if [ -n "$whole_run" ] && [ -n "$behaviour_only" ] && in_scope rest; then
     add_part "workspaces: chapters 01 and 02 from skeletons fail their first stage; with the project's files, pass" \
       run_tap "workspaces: skeletons fail, the reference passes" bash tests/tools/workspace_check.sh
   have_part "the book" tests/book &&
-    add_part "the book: every page in headless Chromium (links, anchors, images, script errors)" \
-      run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py
+    add_part "the book in headless Chromium: every page (links, anchors, images, script errors), then each chapter's live server" \
+      book_checks
   # Short runs of the fuzzers and of the differential test against Redis
   # (longer: make fuzz SECONDS=N, make compat OPS=N).
   have_part "fuzz smoke" tests/fuzz &&

@@ -6,15 +6,21 @@
 #   make book-diff FROM=AA TO=BB   the diff page of any two steps, build/book/diff/
 #   make book-check            build it and load every page in headless Chromium:
 #                              links, anchors, images, script errors (TAP)
+#   make play-check            the chapters' live consoles (below) in headless Chromium (TAP)
 # They need pandoc, and for the diff pages node and diff2html (npm, pinned in
 # tests/book/package-lock.json); make deps installs them. Without pandoc,
 # make book says what to install and succeeds. Where node is, all three
 # install diff2html themselves, as make test does (its check-deps):
 # tests/book/install.sh, the pinned npm ci into build/book-tools/, done once.
+# With emscripten's emcc, make book also compiles every step to WebAssembly
+# and puts its server, live, in the chapter's page (tests/book/play/);
+# without it, it says so.
 
 .PHONY: book book-diff book-check book-tools
 book: book-tools
 	@python3 tests/book/build.py $(BUILD)/book
+	@bash tests/book/play/build.sh $(BUILD)/play
+	@python3 tests/book/play/pages.py $(BUILD)/book $(BUILD)/play
 
 book-tools:
 	@bash tests/book/install.sh
@@ -25,3 +31,11 @@ book-diff: book-tools
 
 book-check: book-tools
 	@BUILD=$(BUILD) python3 tests/tools/book_check.py
+
+# The chapters' live consoles (tests/book/play/) in headless Chromium: each
+# chapter page's transcripts typed into its console against the native
+# server, the expiry experiment of 04-06, screenshots in build/play-screens/
+# (TAP). Skips, saying why, without emcc, pandoc or chromium.
+.PHONY: play-check
+play-check: all
+	@BUILD=$(BUILD) python3 tests/tools/play_check.py

@@ -16,7 +16,9 @@
 # libraries of tests/clients/: hiredis,
 # redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
 # The book (make book, tests/book/) needs pandoc and chromium, which loads
-# every page in its test, and diff2html from npm (tests/book/install.sh).
+# every page in its test, and diff2html from npm (tests/book/install.sh);
+# emscripten (emcc) compiles each step for the chapters' live consoles
+# (tests/book/play/).
 set -u
 MODE=${1:-check}
 
@@ -40,6 +42,7 @@ TEST_TOOLS=(
   "fuzzer-runtime:libclang-rt-dev"
   "pandoc:pandoc"
   "chromium:chromium"
+  "emcc:emscripten"
   "bwrap:bubblewrap"
 )
 # The benchmarks build the servers (libxxhash) and need Redis and its client
