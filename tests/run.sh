@@ -10,9 +10,9 @@
 #               step's suites and those of the steps before it, the reference
 #               run against redis-server; rest: what make check adds to that
 #               (the tooling around the servers: exercise graders, workspaces,
-#               the book and its live servers, class grading, Classroom; the poll() back end,
-#               hostile clients, fuzz smoke, the differential test, client
-#               libraries); all: both
+#               the book and its live servers, class grading, Classroom; the
+#               poll() back end, hostile clients, fuzz smoke, the differential
+#               test, client libraries); all: both
 #   STEP        (optional) test only this step: "04" or "04-expiry-lazy"
 #   SERVER      (optional) grade this binary, or redis-server, with the
 #               suites of STEP (default: the newest) and the steps before it
@@ -219,10 +219,12 @@ docs_checks() {
 }
 
 # ---- The book -------------------------------------------------------------------
-# book_check.py builds the book (make book, the live servers' modules too);
-# play_check.py then drives the chapters' consoles in that same build.
+# make book, as a reader runs it (the live servers' modules too, when emcc
+# is here); then every page of that book is loaded, and the chapters'
+# consoles are driven, in headless Chromium.
 book_checks() {
-  run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py
+  run_check "make book builds the book and its live servers" make --no-print-directory BUILD="$BUILD" book
+  run_tap "book: pages, links, anchors, images in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/book_check.py --no-build
   run_tap "book: each chapter's live server in Chromium" env BUILD="$BUILD" "$PYTHON" tests/tools/play_check.py --no-build
 }
 
