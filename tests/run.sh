@@ -13,8 +13,6 @@
 #   ONLY_UNIT=1     unit tests only
 #   POLL_BUILD, POLL_STEPS  (optional) where servers built with the poll()
 #               back end are, and which steps: their suites run too
-#   NOFAST_BUILD, NOFAST_STEPS  (optional) the same for servers built without
-#               the fast path (FASTPATH=0)
 # Each long part announces itself with a "== " line before it starts, so a
 # run never sits silent without saying what it waits for. Every skipped test
 # is written, with its reason, to $BUILD/skipped.txt; the end says so.
@@ -276,17 +274,6 @@ if [ -z "${ONLY_UNIT:-}" ]; then
       newest=${STEPS##* }
       [ -x "$POLL_BUILD/$newest/server" ] && have_part "$newest (poll): hostile" tests/hostile &&
         run_suite "$(pwd)/$POLL_BUILD/$newest/server" hostile "$newest (poll)" "$newest"
-    fi
-    # And against the newest step built without the fast path (FASTPATH=0),
-    # the plain read, parse, execute, write path: every suite passes both ways.
-    if [ -z "${STEP:-}" ] && [ -n "${NOFAST_BUILD:-}" ] && [ -z "${VALGRIND:-}${SANITIZED:-}" ] && [ -n "${NOFAST_STEPS:-}" ]; then
-      part "the same suites against the newest step without the fast path ($NOFAST_BUILD)"
-      for s in ${NOFAST_STEPS:-}; do
-        for suite in $(suites_up_to "$s"); do
-          run_suite "$(pwd)/$NOFAST_BUILD/$s/server" "$suite" "$s (nofast)" "$s"
-        done
-        have_part "$s (nofast): hostile" tests/hostile && run_suite "$(pwd)/$NOFAST_BUILD/$s/server" hostile "$s (nofast)" "$s"
-      done
     fi
     # Hostile and unlucky clients, against the newest step.
     if [ -z "${STEP:-}" ]; then

@@ -2,30 +2,22 @@
 # tests/run.sh does the work and prints the summary line; see its header.
 
 export STEP SERVER
-.PHONY: test poll-servers nofast-servers valgrind asan test-asan-run
+.PHONY: test poll-servers valgrind asan test-asan-run
 # A starter repository has only the steps before its chapter: no print_fsm
 # without step 07; a server given (your workspace) is graded as its step.
 test: check-deps all $(UNIT_BINS) $(if $(wildcard steps/07-set-options-fsm/set_fsm.c),$(BUILD)/tools/print_fsm) \
-      poll-servers nofast-servers
+      poll-servers
 	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(if $(SERVER),$(sort $(STEPS) $(WS_ONLY_STEPS)),$(STEPS))" \
-	  POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" \
-	  NOFAST_BUILD=$(NOFAST_BUILD) NOFAST_STEPS="$(NOFAST_STEPS)" bash tests/run.sh
+	  POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" bash tests/run.sh
 
-# make test also builds two variants, each in its own directory, and runs
-# suites against them:
+# make test also builds a variant in its own directory, and runs suites
+# against it:
 # - the poll() back end (POLL=1), which stands in for epoll off Linux: step
-#   01 and the newest step;
-# - the newest step without the fast path (FASTPATH=0), the plain request
-#   path the chapters teach; not again when this whole run is FASTPATH=0.
+#   01 and the newest step.
 POLL_STEPS   := $(firstword $(STEPS)) $(NEWEST)
-POLL_BUILD   := build/poll$(BUILD_NOFAST)
-NOFAST_STEPS := $(if $(BUILD_NOFAST),,$(NEWEST))
-NOFAST_BUILD := build$(BUILD_POLL)/nofast
+POLL_BUILD   := build/poll
 poll-servers:
 	@$(MAKE) --no-print-directory POLL=1 BUILD=$(POLL_BUILD) $(foreach s,$(POLL_STEPS),$(POLL_BUILD)/$(s)/server)
-nofast-servers:
-	@$(if $(NOFAST_STEPS),$(MAKE) --no-print-directory FASTPATH=0 BUILD=$(NOFAST_BUILD) \
-	  $(foreach s,$(NOFAST_STEPS),$(NOFAST_BUILD)/$(s)/server))
 
 valgrind: check-deps all $(UNIT_BINS)
 	@BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" VALGRIND=1 NO_REFERENCE=1 bash tests/run.sh
@@ -33,7 +25,7 @@ valgrind: check-deps all $(UNIT_BINS)
 # make asan: the same build, with ASan+UBSan, in build/asan (a make of its
 # own, since CFLAGS change), then every suite against it.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-ASAN_BUILD := build/asan$(BUILD_POLL)$(BUILD_NOFAST)
+ASAN_BUILD := build/asan$(BUILD_POLL)
 asan: check-deps
 	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(ASAN_FLAGS)" all
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CFLAGS="$(ASAN_FLAGS)" test-asan-run
