@@ -58,6 +58,8 @@ int fastpath_look_ahead(fastpath *f, client *const *clients, int n) {
     }
     for (int i = 0; i < keys; i++)
         dict_prefetch_entry(f->keys, hash[i]);
+    f->batches++;
+    f->prefetched += (uint64_t)keys;
     return covered;
 }
 
@@ -105,6 +107,7 @@ void fastpath_install(fastpath *f, net_server *s, dict *keys) {
     f->held = NULL;
     f->held_count = f->held_cap = 0;
     parser_init(&f->ahead);
+    f->batches = f->prefetched = 0;
     net_set_run_hooks(s, &fastpath_hooks, f);
 }
 
@@ -113,4 +116,9 @@ void fastpath_free(fastpath *f) {
     f->held = NULL;
     f->held_count = f->held_cap = 0;
     parser_free(&f->ahead);
+}
+
+void fastpath_info(info_request *r, const fastpath *f) {
+    info_field(r, "fastpath_batches", "%llu", (unsigned long long)f->batches);
+    info_field(r, "fastpath_prefetched_keys", "%llu", (unsigned long long)f->prefetched);
 }

@@ -13,10 +13,13 @@
  * its way. Nothing a client sees changes: its commands run in the order it
  * sent them, in the turn they were read, and the replies are written at the
  * end of that turn as before. */
-#ifndef FASTPATH_H
-#define FASTPATH_H
+#ifndef FAST_PATH_H
+#define FAST_PATH_H
+
+#include <stdint.h>
 
 #include "dict.h"
+#include "info.h"
 #include "net.h"
 #include "resp.h"
 
@@ -31,6 +34,8 @@ typedef struct fastpath {
     int held_count;       /* entries used in `held` */
     int held_cap;         /* entries allocated */
     request_parser ahead; /* resp.c's parser, run ahead over the held bytes */
+    uint64_t batches;     /* look-aheads run (INFO fastpath_batches) */
+    uint64_t prefetched;  /* keys they prefetched (INFO fastpath_prefetched_keys) */
 } fastpath;
 
 /* From now on, hold the clients that s reads and run them at the end of
@@ -47,5 +52,8 @@ void fastpath_free(fastpath *f);
  * nothing the server can see: the requests are parsed for real when their
  * clients run. */
 int fastpath_look_ahead(fastpath *f, client *const *clients, int n);
+
+/* INFO's stats section: fastpath_batches and fastpath_prefetched_keys. */
+void fastpath_info(info_request *r, const fastpath *f);
 
 #endif

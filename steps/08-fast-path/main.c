@@ -89,6 +89,7 @@ static void info_command(client *c, int argc, arg *argv) {
         info_field(&r, "expire_wheel_scheduled", "%zu", tw_count(&server.db.wheel));
         info_field(&r, "expire_wheel_max_lateness_ms", "%lld",
                    (long long)server.db.max_lateness_ms);
+        fastpath_info(&r, &server.fast);
     }
     /* avg_ttl is 0: Redis estimates it while its expire cycle samples; we don't. */
     if (info_section(&r, "keyspace", "Keyspace") && keyspace_size(&server.db))
