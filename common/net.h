@@ -84,8 +84,8 @@ void net_run_client(client *c);
  *
  * By default read_handler() runs a client as soon as its socket has been
  * read. A step may instead hold the clients read in a turn of the event loop
- * and run them together once every ready socket has been read (chapter 08
- * does, to ask the memory for all of their keys at once). It installs three
+ * and run them together once every ready socket has been read, so that it
+ * can look at all of their commands before any runs. It installs three
  * hooks, each handed ctx:
  *   read         a read brought bytes: run the client now or hold it
  *   end_of_turn  every ready socket has been read: run, with
