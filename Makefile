@@ -17,12 +17,11 @@
 #   make deps | clean     install the test tools (Debian/Ubuntu) | remove build/
 
 # ---- Flags -------------------------------------------------------------------
-# CFLAGS is yours (-O2 -g by default); the project's are added. FASTPATH=0 leaves
-# out the fast path the benchmarks measure; WERROR=1 makes warnings errors (CI).
+# CFLAGS is yours (-O2 -g by default); the project's are added. WERROR=1 makes
+# warnings errors (CI).
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-FASTPATH ?= 1
-PROJECT_CFLAGS := -std=c11 -Wall -Wextra -DFASTPATH=$(FASTPATH)
+PROJECT_CFLAGS := -std=c11 -Wall -Wextra
 ifeq ($(WERROR),1)
   PROJECT_CFLAGS += -Werror
 endif
@@ -31,16 +30,16 @@ override CFLAGS += $(PROJECT_CFLAGS)
 DEPFLAGS := -MMD -MP
 # The libraries a step links with, beyond LDLIBS.
 LIBS_07-set-options-fsm := -lxxhash
+LIBS_08-fast-path       := -lxxhash
 
 # The event loop's back end: epoll on Linux, poll() elsewhere or with POLL=1.
-# POLL=1 and FASTPATH=0 build beside the default, in build/poll, build/nofast.
+# POLL=1 builds beside the default, in build/poll.
 BACKEND := $(if $(filter Linux,$(shell uname -s)),el_epoll,el_poll)
 ifeq ($(POLL),1)
   BACKEND := el_poll
 endif
-BUILD_POLL   := $(if $(filter 1,$(POLL)),/poll)
-BUILD_NOFAST := $(if $(filter 0,$(FASTPATH)),/nofast)
-BUILD ?= build$(BUILD_POLL)$(BUILD_NOFAST)
+BUILD_POLL := $(if $(filter 1,$(POLL)),/poll)
+BUILD ?= build$(BUILD_POLL)
 
 # ---- The steps ---------------------------------------------------------------
 # STEP=5, 05 or 05-active-sampling name one step; an unknown STEP is an error.
@@ -89,13 +88,14 @@ $(BUILD)/04-expiry-lazy/server:     $(call objects_of,04-expiry-lazy)
 $(BUILD)/05-active-sampling/server: $(call objects_of,05-active-sampling)
 $(BUILD)/06-timewheel/server:       $(call objects_of,06-timewheel)
 $(BUILD)/07-set-options-fsm/server: $(call objects_of,07-set-options-fsm)
+$(BUILD)/08-fast-path/server:       $(call objects_of,08-fast-path)
 $(SERVERS): $(BUILD)/%/server: $(COMMON_OBJ)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$*)
 
-# Step 07's DIGEST hashes with xxHash, whose header is not part of a C
-# compiler: say what to install rather than fail with a compiler error.
+# Steps 07 and 08's DIGEST hashes with xxHash, whose header is not part of a
+# C compiler: say what to install rather than fail with a compiler error.
 .PHONY: xxhash-header
-$(BUILD)/07-set-options-fsm/keyspace.o: | xxhash-header
+$(BUILD)/07-set-options-fsm/keyspace.o $(BUILD)/08-fast-path/keyspace.o: | xxhash-header
 xxhash-header:
 	@printf '#include <xxhash.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || { \
 	  echo "step 07 needs xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \

@@ -19,25 +19,22 @@
 #include "resp.h"
 
 struct net_server;
+struct net_run_hooks;
 struct command;
 
 typedef struct client {
-    int fd;                /* the connection's socket */
-    uint64_t id;           /* unique, increasing: CLIENT ID */
-    int proto;             /* 2 or 3: RESP version, switched by HELLO */
-    int close_after_reply; /* QUIT or a protocol error: close once written */
-    int discard_input;     /* protocol error: read and drop input until EOF */
-    int64_t linger_timer;  /* timer closing a discarding client, or 0 */
-    char *name;            /* CLIENT SETNAME, or NULL */
-    buffer query;          /* bytes read, not yet executed */
-    request_parser parser; /* where parsing of `query` stands */
-    buffer out;            /* replies not yet written */
-    size_t out_sent;       /* bytes at the front of `out` already written */
-    int reading_paused;    /* output backlog too large: stop reading */
-#if FASTPATH
-    int run_queued;          /* in the server's list of clients to run this turn */
-    struct client *next_run; /* next client in that list */
-#endif
+    int fd;                    /* the connection's socket */
+    uint64_t id;               /* unique, increasing: CLIENT ID */
+    int proto;                 /* 2 or 3: RESP version, switched by HELLO */
+    int close_after_reply;     /* QUIT or a protocol error: close once written */
+    int discard_input;         /* protocol error: read and drop input until EOF */
+    int64_t linger_timer;      /* timer closing a discarding client, or 0 */
+    char *name;                /* CLIENT SETNAME, or NULL */
+    buffer query;              /* bytes read, not yet executed */
+    request_parser parser;     /* where parsing of `query` stands */
+    buffer out;                /* replies not yet written */
+    size_t out_sent;           /* bytes at the front of `out` already written */
+    int reading_paused;        /* output backlog too large: stop reading */
     int write_queued;          /* in the server's list of replies to write this turn */
     struct client *next_write; /* next client in that list */
     struct net_server *server; /* the server this client belongs to */
@@ -46,23 +43,19 @@ typedef struct client {
 } client;
 
 typedef struct net_server {
-    event_loop *loop;               /* the one event loop */
-    int listen_fd;                  /* the listening socket, or -1 */
-    int port;                       /* TCP port we listen on */
-    client *clients;                /* all connected clients, newest first */
-    client *write_queue;            /* clients whose replies wait for the end of the turn */
-    size_t client_count;            /* length of the list */
-    uint64_t next_client_id;        /* id for the next accepted client */
-    const struct command *commands; /* the step's command table (command.h) */
-    int accept_paused;              /* out of descriptors: accepting later */
-    uint64_t total_connections;     /* accepted since start (INFO) */
-    uint64_t total_commands;        /* executed since start (INFO) */
-#if FASTPATH
-    client *run_queue;      /* clients read this turn, not yet run (fastpath.c) */
-    client *run_queue_tail; /* where the next one joins (the queue is FIFO) */
-    int (*look_ahead)(client *first, void *ctx); /* the step's, or NULL (fastpath.h) */
-    void *look_ahead_ctx;                        /* handed to look_ahead */
-#endif
+    event_loop *loop;                      /* the one event loop */
+    int listen_fd;                         /* the listening socket, or -1 */
+    int port;                              /* TCP port we listen on */
+    client *clients;                       /* all connected clients, newest first */
+    client *write_queue;                   /* clients whose replies wait for the end of the turn */
+    size_t client_count;                   /* length of the list */
+    uint64_t next_client_id;               /* id for the next accepted client */
+    const struct command *commands;        /* the step's command table (command.h) */
+    int accept_paused;                     /* out of descriptors: accepting later */
+    uint64_t total_connections;            /* accepted since start (INFO) */
+    uint64_t total_commands;               /* executed since start (INFO) */
+    const struct net_run_hooks *run_hooks; /* when a read client runs; NULL: at once */
+    void *run_hooks_ctx;                   /* handed to the hooks */
 } net_server;
 
 /* Bytes a client may have waiting in its output buffer before we stop
@@ -83,9 +76,32 @@ void net_shutdown(net_server *s);
 
 /* Parse and execute every complete command in the client's query buffer,
  * and queue its replies to be written at the end of this turn of the event
- * loop. read_handler() calls it after each read (or, on the fast path,
- * fastpath_run() at the end of the turn). */
+ * loop. read_handler() calls it after each read, unless run hooks hold the
+ * client for later (below). */
 void net_run_client(client *c);
+
+/* ==== The one seam: when a client that has been read runs ====
+ *
+ * By default read_handler() runs a client as soon as its socket has been
+ * read. A step may instead hold the clients read in a turn of the event loop
+ * and run them together once every ready socket has been read, so that it
+ * can look at all of their commands before any runs. It installs three
+ * hooks, each handed ctx:
+ *   read         a read brought bytes: run the client now or hold it
+ *   end_of_turn  every ready socket has been read: run, with
+ *                net_run_client(), every client still held, before the
+ *                turn's replies are written
+ *   closing      the client is about to be freed: forget it if it is held
+ * A held client is run in the same turn, so no reply is later than it would
+ * be, and each client's commands still run in the order they came. */
+typedef struct net_run_hooks {
+    void (*read)(client *c, void *ctx);
+    void (*end_of_turn)(struct net_server *s, void *ctx);
+    void (*closing)(client *c, void *ctx);
+} net_run_hooks;
+
+/* Install the hooks (NULL: run every client at once, the default). */
+void net_set_run_hooks(net_server *s, const net_run_hooks *hooks, void *ctx);
 
 /* Close one client now (its pending output is dropped). */
 void client_close(client *c);

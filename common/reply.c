@@ -1,6 +1,6 @@
 /* reply.c -- the reply writers. See reply.h for the table of
- * RESP2/RESP3 differences. Each writer reserves room once and writes the
- * bytes directly, because replies are the hottest path of the server. */
+ * RESP2/RESP3 differences. Each writer appends the reply's bytes to the
+ * client's output buffer; net.c sends them at the end of the turn. */
 #include "reply.h"
 
 #include <stdarg.h>
@@ -11,12 +11,13 @@
 
 /* Append "<prefix><number>\r\n", the shape of every header in RESP. */
 static void write_header(client *c, char prefix, long long n) {
-    buffer *b = &c->out;
-    buf_reserve(b, 24);
-    b->data[b->len++] = prefix;
-    b->len += ll_to_string(b->data + b->len, n);
-    b->data[b->len++] = '\r';
-    b->data[b->len++] = '\n';
+    char header[24]; /* a prefix, 20 digits and a sign at most, CR LF */
+    size_t len = 0;
+    header[len++] = prefix;
+    len += ll_to_string(header + len, n);
+    header[len++] = '\r';
+    header[len++] = '\n';
+    buf_append(&c->out, header, len);
 }
 
 void reply_ok(client *c) {
@@ -51,11 +52,8 @@ void reply_integer(client *c, long long value) {
 
 void reply_bulk(client *c, const char *bytes, size_t len) {
     write_header(c, '$', (long long)len);
-    buf_reserve(&c->out, len + 2);
-    memcpy(c->out.data + c->out.len, bytes, len);
-    c->out.len += len;
-    c->out.data[c->out.len++] = '\r';
-    c->out.data[c->out.len++] = '\n';
+    buf_append(&c->out, bytes, len);
+    buf_append(&c->out, "\r\n", 2);
 }
 
 void reply_bulk_cstr(client *c, const char *s) {

@@ -395,16 +395,6 @@ elif [ -z "${ONLY_UNIT:-}" ]; then
         add_part "hostile and unlucky clients against $newest's poll() build" \
           run_suite "$(pwd)/$POLL_BUILD/$newest/server" hostile "$newest (poll)" "$newest"
     fi
-    # The newest step built without the fast path (FASTPATH=0), the plain
-    # read, parse, execute, write path: every suite passes both ways.
-    if [ -n "${NOFAST_BUILD:-}" ] && [ -n "${NOFAST_STEPS:-}" ] && [ -n "$behaviour_only" ]; then
-      for s in $NOFAST_STEPS; do
-        add_part "black-box suites of steps up to $s without the fast path ($NOFAST_BUILD)" \
-          step_suites "$(pwd)/$NOFAST_BUILD/$s/server" "$s (nofast)" "$s"
-        [ -d tests/hostile ] && add_part "hostile and unlucky clients against $s without the fast path" \
-          run_suite "$(pwd)/$NOFAST_BUILD/$s/server" hostile "$s (nofast)" "$s"
-      done
-    fi
     # Real client libraries at their defaults, against step 01 and the newest
     # step (not under valgrind: they test protocol, not memory).
     if [ -z "${VALGRIND:-}" ] && have_part "real clients" tests/clients; then

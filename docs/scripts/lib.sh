@@ -7,14 +7,13 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../../tests/helpers/clock.sh"
 
 # colour_key LABEL BINARY: which entry of the palette a server is: redis for
-# a real Redis, nofast for a FASTPATH=0 build, NN for step NN (from the label
+# a real Redis, NN for step NN (from the label
 # or the build directory, build/NN-name/server); nothing when none fits.
 colour_key() {
   local label=$1 bin=${2:-x} dir name
   dir=$(basename "$(dirname "$bin")")
   case $label in Redis* | redis*) echo redis; return ;; esac
   [ "$(basename "$bin")" = redis-server ] && { echo redis; return; }
-  case "$label $bin" in *nofast*) echo nofast; return ;; esac
   for name in "$label" "$dir"; do
     case $name in [0-9][0-9]-* | [0-9][0-9]) echo "${name:0:2}"; return ;; esac
   done

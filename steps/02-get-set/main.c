@@ -22,7 +22,6 @@
 #include "info.h"
 #include "net.h"
 #include "panic.h"
-#include "prefetch.h"
 #include "reply.h"
 #include "server.h"
 #include "strnum.h"
@@ -176,7 +175,6 @@ int main(int argc, char **argv) {
     }
     el_set_max_sleep(server.loop, 100); /* notice a stop request promptly */
     net_init(&server.net, server.loop, command_table);
-    prefetch_install(&server.net, server.db.keys); /* the fast path: prefetch.c */
     char err[256];
     if (net_listen(&server.net, server.bind, server.port, err, sizeof(err)) == -1) {
         fprintf(stderr, "server: %s\n", err);

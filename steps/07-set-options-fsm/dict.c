@@ -103,16 +103,9 @@ static uint64_t rotl64(uint64_t x, int bits) {
 }
 
 /* One SipRound: additions, rotations and xors that mix the four words.
- * The hash runs for every lookup, so this must be inlined: then the four
- * words live in registers instead of an array in memory. (Measured with
- * callgrind on a 16-byte key: 287 instructions out of line, 116 inlined.) */
-#if defined(__GNUC__)
-#define HOT_INLINE inline __attribute__((always_inline))
-#else
-#define HOT_INLINE inline
-#endif
-
-static HOT_INLINE void sip_round(uint64_t v[4]) {
+ * The hash runs for every lookup, so it is worth inlining: then the four
+ * words can live in registers instead of an array in memory. */
+static inline void sip_round(uint64_t v[4]) {
     v[0] += v[1];
     v[1] = rotl64(v[1], 13);
     v[1] ^= v[0];
@@ -130,7 +123,7 @@ static HOT_INLINE void sip_round(uint64_t v[4]) {
 }
 
 /* Absorb one 8-byte message word: xor it in, mix, xor it in again. */
-static HOT_INLINE void sip_absorb(uint64_t v[4], uint64_t m) {
+static inline void sip_absorb(uint64_t v[4], uint64_t m) {
     v[3] ^= m;
     sip_round(v); /* c = 1 round per word */
     v[0] ^= m;
@@ -623,34 +616,6 @@ uint64_t dict_scan(dict *d, uint64_t cursor, void (*fn)(dict_entry *, void *), v
     d->pause_rehash--;
     return cursor;
 }
-
-/* ============================ Prefetching ============================ */
-
-#if FASTPATH
-/* A hint to the CPU: start loading the cache line at addr. GCC and clang
- * have a builtin for it; elsewhere it does nothing, which is also correct. */
-#if defined(__GNUC__)
-#define PREFETCH(addr) __builtin_prefetch(addr)
-#else
-#define PREFETCH(addr) ((void)(addr))
-#endif
-
-/* A key can be in either table during a rehash: prefetch in both. */
-void dict_prefetch_bucket(const dict *d, uint64_t hash) {
-    for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
-        const dict_table *t = &d->table[i];
-        PREFETCH(&t->buckets[hash & (t->size - 1)]);
-    }
-}
-
-void dict_prefetch_entry(const dict *d, uint64_t hash) {
-    for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
-        const dict_table *t = &d->table[i];
-        const dict_entry *de = t->buckets[hash & (t->size - 1)];
-        if (de != NULL) PREFETCH(de);
-    }
-}
-#endif
 
 /* ============================ Creating and destroying ============================ */
 

@@ -143,23 +143,6 @@ void *dict_delete(dict *d, const char *key, size_t len, int *found);
  * the key's name. */
 void dict_delete_entry(dict *d, dict_entry *de);
 
-/* ============================ Prefetching ============================ */
-
-#if FASTPATH
-/* Prefetching, for the fast path's look-ahead (prefetch.c), which knows
- * several keys it is about to look up: looking a key up in a table far
- * larger than the CPU's caches waits twice for memory, for the bucket and
- * then for the entry, and keys looked up one after the other wait one after
- * the other. Announced in advance, the loads overlap. dict_prefetch_bucket()
- * asks the CPU to start loading the bucket of the key whose dict_hash() is
- * `hash`, and returns at once; dict_prefetch_entry(), called later with the
- * same hash (once the bucket had time to arrive), does the same for the first
- * entry of its chain. Both change nothing and may be skipped: they only warm
- * the cache. */
-void dict_prefetch_bucket(const dict *d, uint64_t hash);
-void dict_prefetch_entry(const dict *d, uint64_t hash);
-#endif
-
 /* ============================ Iteration ============================ */
 
 /* Start a safe iteration over every entry. Until dict_iter_release(), the

@@ -167,14 +167,6 @@ static void reply_set_parse_error(client *c, set_parse_status status) {
         reply_syntax_error(c);
 }
 
-/* Does carrying out these options need the key's current value or TTL? A
- * plain SET, or one that only brings a new TTL, replaces whatever is there:
- * keyspace_set() finds the key on its own, and one lookup is saved. */
-static int set_needs_current_key(const set_options *o, int64_t now) {
-    return o->cond != SET_COND_NONE || o->get || o->expiry == SET_EXPIRY_KEEP ||
-           (o->expiry == SET_EXPIRY_AT && o->expire_at_ms <= now);
-}
-
 /* SET key value [NX | XX | IFEQ v | IFNE v | IFDEQ d | IFDNE d] [GET]
  *               [EX s | PX ms | EXAT unix-s | PXAT unix-ms | KEEPTTL]
  *
@@ -190,8 +182,7 @@ void set_command(client *c, int argc, arg *argv) {
         reply_set_parse_error(c, status);
         return;
     }
-    dict_entry *de =
-        set_needs_current_key(&o, now) ? keyspace_find(&server.db, &argv[1], now) : NULL;
+    dict_entry *de = keyspace_find(&server.db, &argv[1], now);
     const value *old = de ? de->val : NULL;
     /* A digest is checked when there is something to compare it with. */
     if (old && (o.cond == SET_COND_IFDEQ || o.cond == SET_COND_IFDNE) &&

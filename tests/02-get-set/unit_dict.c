@@ -1,10 +1,10 @@
 /* unit_dict.c -- unit tests of chapter 02's hash table, steps/02-get-set/dict.c:
  * SipHash and its seed, find/add/add_or_find/delete on binary keys, the
- * incremental rehash, the safe iterator, emptying and freeing, the hash tag,
- * and (built with FASTPATH=1) dict_prefetch_bucket()/dict_prefetch_entry().
- * The functions later chapters add have their own files:
+ * incremental rehash, the safe iterator, emptying and freeing, and the hash
+ * tag. The functions later chapters add have their own files:
  * tests/04-expiry-lazy/unit_dict_delete_entry.c, tests/05-active-sampling/
- * unit_dict_scan.c and tests/06-timewheel/unit_dict_metadata.c.
+ * unit_dict_scan.c, tests/06-timewheel/unit_dict_metadata.c and
+ * tests/08-fast-path/unit_dict_prefetch.c.
  *
  * The tests aim at what would break a server quietly rather than loudly:
  * a key lost or duplicated in the middle of an incremental rehash, an
@@ -476,112 +476,7 @@ START_TEST(test_iter_delete_current) {
 }
 END_TEST
 
-/* ============================ Prefetching and hash tags ============================ */
-
-#if FASTPATH
-/* splitmix64: a small, fixed-seed PRNG for hashes no key has. */
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* The entries in the order a safe iterator returns them: table by table,
- * bucket by bucket, along each chain. Two equal layouts mean no entry was
- * added, removed or moved (by a rehash step or otherwise). Returns how
- * many entries were written to out (at most cap). */
-static size_t entry_layout(dict *d, dict_entry **out, size_t cap) {
-    dict_iter it;
-    dict_iter_init(&it, d);
-    size_t n = 0;
-    for (dict_entry *de; (de = dict_iter_next(&it)) != NULL && n < cap;)
-        out[n++] = de;
-    dict_iter_release(&it);
-    return n;
-}
-
-/* Prefetch the bucket and then the first entry for many hashes: those of
- * keys [0, keys) (present and absent alike) and as many random ones, whose
- * buckets are as likely to be empty as not. */
-static void prefetch_many(const dict *d, size_t keys) {
-    char key[32];
-    uint64_t rng = 7;
-    for (size_t i = 0; i < keys; i++) {
-        uint64_t hash = dict_hash(key, make_key(key, i));
-        dict_prefetch_bucket(d, hash);
-        dict_prefetch_entry(d, hash);
-        hash = splitmix64(&rng);
-        dict_prefetch_bucket(d, hash);
-        dict_prefetch_entry(d, hash);
-    }
-    dict_prefetch_bucket(d, 0);
-    dict_prefetch_entry(d, 0);
-    dict_prefetch_bucket(d, UINT64_MAX);
-    dict_prefetch_entry(d, UINT64_MAX);
-}
-
-/* Prefetch the hashes of the dict's keys [0, n), of n + 100 absent keys and
- * of as many random values, then check that nothing changed: size, buckets,
- * memory (mem_used()), rehashing state and the place of every entry; and
- * that afterwards (lookups may step the rehash) every key is found with its
- * value and the absent ones are not. */
-static void check_prefetch_changes_nothing(dict *d, size_t n) {
-    size_t size = dict_size(d), buckets = dict_bucket_count(d);
-    int rehashing = dict_is_rehashing(d);
-    dict_entry **before = malloc((n + 1) * sizeof(*before));
-    dict_entry **after = malloc((n + 1) * sizeof(*after));
-    size_t entries = entry_layout(d, before, n + 1);
-    ck_assert_uint_eq(entries, n);
-    size_t memory = mem_used();
-
-    prefetch_many(d, 2 * n + 100);
-
-    ck_assert_uint_eq(mem_used(), memory);
-    ck_assert_uint_eq(dict_size(d), size);
-    ck_assert_uint_eq(dict_bucket_count(d), buckets);
-    ck_assert_int_eq(dict_is_rehashing(d), rehashing); /* no rehash step either */
-    ck_assert_uint_eq(entry_layout(d, after, n + 1), entries);
-    for (size_t i = 0; i < entries; i++)
-        if (before[i] != after[i])
-            ck_abort_msg("entry %zu of the layout: expected %p, got %p after prefetching", i,
-                         (void *)before[i], (void *)after[i]);
-    for (size_t i = 0; i < n; i++)
-        require_value(find_key(d, i), i, "find after prefetching");
-    for (size_t i = n; i < 2 * n + 100; i++)
-        require_absent(find_key(d, i), i, "absent key after prefetching");
-    ck_assert_uint_eq(dict_size(d), size);
-    free(before);
-    free(after);
-}
-
-/* dict_prefetch_bucket() and dict_prefetch_entry() only warm the cache: they
- * must change nothing and be safe whatever state the dict is in. An empty
- * dict has only NULL buckets; mid-rehash, both tables are live and the
- * buckets of table[0] below the rehash index are already NULL, so a version
- * that looked only at table[0], or followed a NULL head, or did a rehash
- * step, is caught here (the crash or the changed layout). */
-START_TEST(test_prefetch_changes_nothing) {
-    dict *d = dict_create();
-    check_prefetch_changes_nothing(d, 0); /* empty */
-
-    add_keys(d, 0, 1000);
-    finish_rehashing(d);
-    check_prefetch_changes_nothing(d, 1000); /* one table */
-
-    /* 4096 keys in 4096 buckets; the next add starts a grow, and some finds
-     * move part of table[0] over, so both tables hold entries. */
-    add_keys(d, 1000, 4096);
-    finish_rehashing(d);
-    add_keys(d, 4096, 4097);
-    for (size_t i = 0; i < 1000; i++)
-        find_key(d, i);
-    ck_assert_int_eq(dict_is_rehashing(d), 1);
-    check_prefetch_changes_nothing(d, 4097);
-    dict_free(d, NULL);
-}
-END_TEST
-#endif /* FASTPATH */
+/* ============================ Hash tags ============================ */
 
 /* The tag is the top 16 bits of the key's hash, as dict.c's hash_tag() takes
  * it: the low bits would be useless, being the same for a whole chain. It is
@@ -711,11 +606,8 @@ static Suite *dict_suite(void) {
     tcase_add_test(rehash, test_iter_delete_current);
     suite_add_tcase(s, rehash);
 
-    TCase *lookup = tcase_create("prefetch and hash tags");
+    TCase *lookup = tcase_create("hash tags");
     tcase_add_checked_fixture(lookup, use_test_seed, NULL);
-#if FASTPATH
-    tcase_add_test(lookup, test_prefetch_changes_nothing);
-#endif
     tcase_add_test(lookup, test_hash_tag_is_top_16_bits);
     tcase_add_test(lookup, test_same_bucket_keys_are_told_apart);
     suite_add_tcase(s, lookup);

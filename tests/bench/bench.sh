@@ -1,29 +1,25 @@
 #!/usr/bin/env bash
 # bench.sh -- `make bench`: this project's servers next to a real Redis.
 #
-# Builds optimized servers (-O2 -DNDEBUG, in build/bench), and the same
-# without the fast path (FASTPATH=0, in build/bench/nofast), installs the tools
+# Builds optimized servers (-O2 -DNDEBUG, in build/bench), installs the tools
 # it needs when missing (tests/tools/deps.sh bench), runs the parts below,
 # writes docs/benchmarks.md and the plots docs/img/bench-*.png, and prints a
 # summary. Each part is a script of its own in tests/bench/:
 #
 #   throughput  throughput.sh: redis-benchmark SET, GET and PING, 50 clients,
 #               without pipelining and with -P 16, a 1,000,000-key random
-#               keyspace loaded beforehand; Redis (twice), steps 02..07
-#               (01 for PING) and 07-nofast (step 07 built with FASTPATH=0)
-#               interleaved, ROUNDS rounds; throughput and server CPU time
-#               per request
+#               keyspace loaded beforehand; Redis (twice) and steps 02..08
+#               (01 for PING) interleaved, ROUNDS rounds; throughput and
+#               server CPU time per request
 #   memory      memory.sh: used_memory and RSS per key after loading
 #               1,000,000 small keys, with and without a TTL
 #   callgrind   callgrind.sh: instructions per command (PING, SET, GET) on
-#               the newest step, built with and without the fast path, and
-#               on Redis for comparison
+#               step 07 (plain) and step 08 (the fast path), and on Redis
+#               for comparison
 #   expiry      docs/scripts/expiry-over-time.sh (when present) with steps 04,
 #               05, 06 and Redis, and burst.sh: client latency while a
 #               million keys with one deadline expire (05, 06, Redis)
 #
-# Memory and expiry measure the default build only: the fast path changes
-# when a client's commands run, not what a key costs or how keys expire.
 #
 # Environment (defaults in brackets):
 #   ROUNDS   rounds of the throughput part [5]
@@ -53,7 +49,7 @@ export KEYSPACE=${KEYSPACE:-1000000} MEM_KEYS=${MEM_KEYS:-1000000} CG_N=${CG_N:-
 export EXPIRY_KEYS=${EXPIRY_KEYS:-1000000} BURST_KEYS=${BURST_KEYS:-1000000}
 export OUT=${OUT:-docs/benchmarks.md} IMG_DIR=${IMG_DIR:-docs/img}
 PARTS=${PARTS:-"throughput memory callgrind expiry"}
-export BENCH_BUILD=build/bench BENCH_NOFAST_BUILD=build/bench/nofast
+export BENCH_BUILD=build/bench
 export RESULTS=$BENCH_BUILD/results
 
 # One benchmark at a time: two would share build/bench/results, and each
@@ -76,12 +72,8 @@ bash tests/tools/deps.sh bench || exit 1
 # ---- Build ------------------------------------------------------------------------
 # CFLAGS from the environment replace the Makefile's default "-O2 -g" and
 # keep its warnings and -std=c11, which it appends.
-# The FASTPATH=0 build has a directory of its own: make does not rebuild an
-# object when only the flags change, so the two builds must not share one.
 echo "bench: building optimized servers in $BENCH_BUILD (-O2 -g -DNDEBUG)"
 CFLAGS="-O2 -g -DNDEBUG" make --no-print-directory -s BUILD="$BENCH_BUILD" all || exit 1
-echo "bench: building them without the fast path in $BENCH_NOFAST_BUILD (FASTPATH=0)"
-CFLAGS="-O2 -g -DNDEBUG" make --no-print-directory -s FASTPATH=0 BUILD="$BENCH_NOFAST_BUILD" all || exit 1
 mkdir -p "$RESULTS" "$IMG_DIR" "$(dirname "$OUT")"
 for v in ROUNDS N NP CLIENTS KEYSPACE MEM_KEYS CG_N EXPIRY_KEYS BURST_KEYS; do echo "$v=${!v}"; done \
   >"$RESULTS/params"

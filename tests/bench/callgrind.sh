@@ -3,8 +3,8 @@
 # that does not move with the load of the machine, so a regression shows up
 # without timing noise. One line per measurement in $RESULTS/callgrind.tsv.
 #
-# For each server (CG_SERVERS: the newest step, say 07; 07-nofast, the same
-# step built with FASTPATH=0; and Redis for comparison) it starts the server
+# For each server (CG_SERVERS: the step before the newest, 07, plain; the
+# newest, 08, the fast path; and Redis for comparison) it starts the server
 # under valgrind --tool=callgrind, stores CG_KEYSPACE keys (key:000000000000
 # ...: the names redis-benchmark -r uses), and then, for PING, SET and GET,
 # without pipelining and with -P 16, one client:
@@ -27,7 +27,7 @@ trap stop_all_servers EXIT
 
 CG_N=${CG_N:-10000}
 CG_KEYSPACE=${CG_KEYSPACE:-10000}
-CG_SERVERS=${CG_SERVERS:-"$(newest_step) $(newest_step)-nofast redis"}
+CG_SERVERS=${CG_SERVERS:-"$(step_before_newest) $(newest_step) redis"}
 out=$RESULTS/callgrind.tsv
 printf 'server\tcommand\tpipeline\tcommands\tir_baseline\tir_run\tidle_ir_per_s\tseconds\tir_per_command\n' >"$out"
 work=$RESULTS/callgrind

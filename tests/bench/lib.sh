@@ -1,8 +1,7 @@
 # lib.sh -- helpers shared by the benchmark scripts of tests/bench/ (sourced).
 #
 # A "server" is named by a label and a binary: redis=redis-server,
-# 07=build/bench/07-set-options-fsm/server, or 07-nofast, step 07 built with
-# FASTPATH=0, which bench.sh builds in build/bench/nofast/. start_server
+# 07=build/bench/07-set-options-fsm/server. start_server
 # starts one on a free port and sets SERVER_PID and SERVER_PORT; stop_server
 # stops it. Every server started is remembered and stopped by
 # stop_all_servers, which the scripts run on exit, so an interrupted
@@ -112,18 +111,14 @@ info_field() {
   redis-cli -p "$1" info all 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"
 }
 
-# server_binary LABEL: the binary for a label: redis, a step number (07:
-# $BENCH_BUILD/07-*/server), or a step number and -nofast (07-nofast: the
-# FASTPATH=0 build, $BENCH_NOFAST_BUILD/07-*/server).
+# server_binary LABEL: the binary for a label: redis, or a step number (07:
+# $BENCH_BUILD/07-*/server).
 server_binary() {
   local label=$1 build=$BENCH_BUILD dir
   if [ "$label" = redis ]; then
     command -v redis-server
     return
   fi
-  case $label in
-    *-nofast) label=${label%-nofast} build=${BENCH_NOFAST_BUILD:-$BENCH_BUILD/nofast} ;;
-  esac
   for dir in "$build"/"$label"-*/; do
     [ -x "$dir/server" ] && { echo "${dir%/}/server"; return; }
   done
@@ -134,6 +129,12 @@ server_binary() {
 # newest_step: the newest step's label (07), from the build.
 newest_step() {
   basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -1)" | cut -c1-2
+}
+
+# step_before_newest: the label of the step before it (07), the plain step
+# the newest, chapter 08's fast path, is measured against.
+step_before_newest() {
+  basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -2 | head -1)" | cut -c1-2
 }
 
 # step_name LABEL: 07 -> 07-set-options-fsm; redis -> redis.

@@ -27,10 +27,10 @@ if os.path.exists(os.path.join(RESULTS, "params")):
 OUT = os.environ.get("OUT", "docs/benchmarks.md")
 IMG_DIR = os.environ.get("IMG_DIR", "docs/img")
 BENCH_BUILD = os.environ.get("BENCH_BUILD", "build/bench")
-BENCH_NOFAST_BUILD = os.environ.get("BENCH_NOFAST_BUILD", os.path.join(BENCH_BUILD, "nofast"))
 
-# Targets of issue 10, for the newest step: Redis's CPU per request / ours.
-CPU_TARGETS = {1: 1.1, 16: 1.5}
+# The targets (issue 24), Redis's CPU per request / ours, by pipeline depth:
+# step 07, plain (read, parse, execute, write), and step 08, the fast path.
+CPU_TARGETS = {"07": {1: 1.05, 16: 1.35}, "08": {1: 1.15, 16: 2.0}}
 # Memory per key against Redis's: steps 02-05 at most 1.0x, 06 and later 1.25x.
 def memory_target(step):
     return 1.0 if step < "06" else 1.25
@@ -89,41 +89,20 @@ STEP_NAMES = steps()
 NEWEST = max(STEP_NAMES) if STEP_NAMES else "07"
 
 
-# A step built with FASTPATH=0 is the step's label and this: "07-nofast"
-# (bench.sh builds it in build/bench/nofast; lib.sh's server_binary finds it).
-NOFAST = "-nofast"
-
-
-def step_of(server):
-    """The step a server label is a build of: 07 for 07 and for 07-nofast."""
-    return server[:-len(NOFAST)] if server.endswith(NOFAST) else server
-
-
 def label(server):
-    """A server's name in the tables: Redis, 07 set-options-fsm, 07-nofast set-options-fsm."""
+    """A server's name in the tables: Redis, 07 set-options-fsm."""
     if server == "redis":
         return "Redis"
-    return f"{server} {STEP_NAMES.get(step_of(server), '')[3:]}".strip()
+    return f"{server} {STEP_NAMES.get(server, '')[3:]}".strip()
 
 
 def short_label(server):
-    """A server's name in the plots: Redis, 07, 07-nofast."""
+    """A server's name in the plots: Redis, 07, 08."""
     return "Redis" if server == "redis" else server
 
 
-def nofast_note(servers):
-    """The sentence that says what 07-nofast is, when one of the servers is a
-    FASTPATH=0 build; else empty."""
-    plain = [s for s in order(servers) if s.endswith(NOFAST)]
-    if not plain:
-        return ""
-    return (" and ".join(f"**{s}**" for s in plain) + f" {'is' if len(plain) == 1 else 'are'} "
-            + " and ".join(f"step {step_of(s)}" for s in plain) + " built with `FASTPATH=0`, "
-            "without the fast path (see \"The fast path\").")
-
-
 # One colour per server, the same in every plot: Redis red, each step a
-# colour of its own, a FASTPATH=0 build orange (and nothing else orange).
+# colour of its own (step 08, the fast path, the only orange one).
 # The palette is tests/bench/colours.tsv, which the chapters' plot
 # (docs/scripts/expiry-over-time.sh) reads too.
 def read_palette():
@@ -139,8 +118,6 @@ SERVER_COLOURS = read_palette()
 
 
 def colour(server):
-    if server.endswith(NOFAST):
-        return SERVER_COLOURS["nofast"]
     return SERVER_COLOURS.get(server, "#000000")
 
 
@@ -179,8 +156,7 @@ def machine():
         ("Redis", sh("redis-server --version")),
         ("redis-benchmark", sh("redis-benchmark --version")),
         ("compiler", sh("cc --version | head -1")),
-        ("build", f"{BENCH_BUILD}/NN-name/server, CFLAGS=\"-O2 -g -DNDEBUG\" plus the Makefile's warnings; "
-                  f"NN-nofast: {BENCH_NOFAST_BUILD}/NN-name/server, the same with FASTPATH=0"),
+        ("build", f"{BENCH_BUILD}/NN-name/server, CFLAGS=\"-O2 -g -DNDEBUG\" plus the Makefile's warnings"),
         ("CPU time", "per thread, in ns, from /proc/PID/task/*/schedstat"),
         ("CPU pinning (throughput part)", pinning()),
     ]
@@ -288,7 +264,6 @@ def throughput_section(md, summary, tp):
         return
     data, rounds, tests = tp.data, tp.rounds, tp.tests
     servers = order(s for (_, _, s) in data)
-    plain = [s for s in servers if s.endswith(NOFAST)]
     n_rounds = f"{len(rounds)} round{'s' if len(rounds) != 1 else ''}"
 
     cmd = open(os.path.join(RESULTS, "throughput-command.txt")).read().strip() \
@@ -300,11 +275,9 @@ def throughput_section(md, summary, tp):
               "that `redis-benchmark -r` draws from, each holding the 3 bytes its SET writes, sent through "
               "`redis-cli --pipe`. So SET replaces values and every GET finds its key, and the runs measure "
               "a server at its full size, not one growing (item 13 of \"What profiling found\"). Then each "
-              "test runs on Redis, 01 (PING only), 02, ..., 07"
-              + "".join(f", {s}" for s in plain) + " and Redis again, in turn, before the next test starts; the "
-              "figures are the medians over the rounds. "
-              + (nofast_note(plain) + " " if plain else "")
-              + "The command, for each test, pipeline and server:\n")
+              f"test runs on Redis, 01 (PING only), 02, ..., {NEWEST} and Redis again, in turn, before the "
+              "next test starts; the figures are the medians over the rounds. "
+              "The command, for each test, pipeline and server:\n")
     md.append(f"```\n{cmd}\n```\n")
     md.append("with `-n` = " + ", ".join(sorted({f'{v} (-P {p})' for (t, p), v in tp.requests.items()}))
               + ". The tests run in this order on each server: " +
@@ -342,47 +315,34 @@ def throughput_section(md, summary, tp):
                       f"{cr} | {crm} | {'n/a' if spread is None else f'±{spread / 2:.0f}%'} |")
         md.append("")
 
-    # The targets, on the newest step; its FASTPATH=0 build beside it, for
-    # comparison (the targets are the default build's).
-    newest_plain = NEWEST + NOFAST
-    with_plain = any(tp.has(t, p, newest_plain) for t, p in tests)
-    md.append(f"### The targets, on the newest step ({label(NEWEST)})\n")
-    md.append("Each ratio is written as the median of the per-round ratios / the ratio of the medians "
-              "(as above); the target is judged on the first.\n")
-    if with_plain:
-        md.append(f"The targets are the default build's; {newest_plain}'s figures are beside them for "
-                  "comparison.\n")
-        md.append("| test | Redis ÷ step, CPU per request | target | | throughput vs Redis | "
-                  f"{newest_plain}: Redis ÷ step, CPU | {newest_plain}: throughput vs Redis |")
-        md.append("|---|---:|---:|---|---:|---:|---:|")
-    else:
-        md.append("| test | Redis ÷ step, CPU per request | target | | throughput vs Redis |")
-        md.append("|---|---:|---:|---|---:|")
+    # The targets: step 07, plain, and step 08, the fast path.
+    targeted = [st for st in CPU_TARGETS if any(tp.has(t, p, st) for t, p in tests)]
+    md.append("### The targets\n")
+    md.append("Step 07 is the plain request path the chapters teach (read, parse, execute, write); "
+              "step 08 adds chapter 08's fast path. Each ratio is written as the median of the "
+              "per-round ratios / the ratio of the medians (as above); the target is judged on the "
+              "first.\n")
+    md.append("| step | test | Redis ÷ step, CPU per request | target | | throughput vs Redis |")
+    md.append("|---|---|---:|---:|---|---:|")
 
     def both(s, test, p, idx):
         return f"{fmt(tp.vs_redis(test, p, s, idx))} / {fmt(tp.of_medians(test, p, s, idx))}"
 
-    for test in ("set", "get"):
-        for p in (1, 16):
-            if not tp.has(test, p, NEWEST):
-                continue
-            cr = tp.vs_redis(test, p, NEWEST, CPU)
-            tr = tp.vs_redis(test, p, NEWEST, RPS)
-            target = CPU_TARGETS[p]
-            ok = cr is not None and cr >= target
-            row = (f"| {test.upper()} {'no pipelining' if p == 1 else '-P 16'} | "
-                   f"{both(NEWEST, test, p, CPU)} | ≥ {target} | {'met' if ok else '**missed**'} | "
-                   f"{both(NEWEST, test, p, RPS)} |")
-            if with_plain:
-                row += f" {both(newest_plain, test, p, CPU)} | {both(newest_plain, test, p, RPS)} |"
-            md.append(row)
-            summary.append(f"{test.upper():4s} {'-P 1 ' if p == 1 else '-P 16'}  {label(NEWEST)}: "
-                           f"Redis CPU/req ÷ ours {fmt(cr)} (target {target}: "
-                           f"{'met' if ok else 'MISSED'}), throughput {fmt(tr)}x Redis")
-            if tp.has(test, p, newest_plain):
-                summary.append(f"{test.upper():4s} {'-P 1 ' if p == 1 else '-P 16'}  {label(newest_plain)}: "
-                               f"Redis CPU/req ÷ ours {fmt(tp.vs_redis(test, p, newest_plain, CPU))}, "
-                               f"throughput {fmt(tp.vs_redis(test, p, newest_plain, RPS))}x Redis")
+    for st in targeted:
+        for test in ("set", "get"):
+            for p in (1, 16):
+                if not tp.has(test, p, st):
+                    continue
+                cr = tp.vs_redis(test, p, st, CPU)
+                tr = tp.vs_redis(test, p, st, RPS)
+                target = CPU_TARGETS[st][p]
+                ok = cr is not None and cr >= target
+                md.append(f"| {label(st)} | {test.upper()} {'no pipelining' if p == 1 else '-P 16'} | "
+                          f"{both(st, test, p, CPU)} | ≥ {target} | {'met' if ok else '**missed**'} | "
+                          f"{both(st, test, p, RPS)} |")
+                summary.append(f"{test.upper():4s} {'-P 1 ' if p == 1 else '-P 16'}  {label(st)}: "
+                               f"Redis CPU/req ÷ ours {fmt(cr)} (target {target}: "
+                               f"{'met' if ok else 'MISSED'}), throughput {fmt(tr)}x Redis")
     md.append("")
 
     # Plots: CPU per request and throughput, one panel per pipeline depth; in
@@ -525,8 +485,7 @@ def callgrind_section(md, summary, cg):
               "the idle server executes in the extra time, is the count per command. These are the "
               "server's user-space instructions (callgrind's Ir): the kernel's share of a request, "
               "most of its cost without pipelining, is not in them. Unlike times, they barely move from "
-              "run to run, so a change in them is a change in the code."
-              + (" " + nofast_note(servers) if nofast_note(servers) else "") + "\n")
+              "run to run, so a change in them is a change in the code.\n")
     md.append("| command | " + " | ".join(label(s) for s in servers) + " | "
               + " | ".join(f"Redis ÷ {label(s)}" for s in ours) + " |")
     md.append("|---|" + "---:|" * (len(servers) + len(ours)))
@@ -720,61 +679,61 @@ def burst_plot(series):
 
 
 # ============================ The fast path ============================
-# Fixed text, what the FASTPATH switch leaves out, then the newest step with
-# and without it, from this run's throughput and callgrind results.
+# Fixed text, what step 08 adds to step 07, then the two side by side, from
+# this run's throughput and callgrind results.
 
-FASTPATH_TEXT = """## The fast path
+FAST_PATH_TEXT = """## The fast path: step 07 against step 08
 
-The servers are built by default with one optimisation that exists for
-these benchmarks, kept apart behind one switch, `FASTPATH`:
-`make FASTPATH=0` builds them without it, into `build/nofast/`, and
-`make bench` measures both builds and reports them side by side. Without it
-a request goes read, parse, execute, write: `read_handler()` in
-`common/net.c` runs a client's commands as soon as it has read them, and
-`end_of_turn()` writes the turn's replies, one `send()` per client. With it:
+Steps 01 to 07 take the plain request path the chapters teach: read, parse,
+execute, write. `read_handler()` in `common/net.c` runs a client's commands
+as soon as it has read them, and `end_of_turn()` writes the turn's replies,
+one `send()` per client. Step 08 ([chapter 08](08-fast-path.md)) is step 07
+plus what only speed needs, in `steps/08-fast-path/`:
 
-- `common/fastpath.c` holds back every client read in a turn of the event
-  loop (`fastpath_defer()`) and runs them all at the end of the turn
-  (`fastpath_run()`), in the order they were read, before the replies are
-  written. On its own this changes nothing a client can see; it gives the
-  server a moment when all the commands of the turn are in memory at once.
-- In that moment the step's look-ahead, `prefetch_keys()` in
-  `steps/NN-name/prefetch.c` (steps 02 to 07; `main()` installs it with
-  `prefetch_install()`), reads the key, `argv[1]`, of up to 16 complete
-  commands waiting in the buffers of the clients about to run, without
-  parsing them for real. It asks the CPU to load their buckets, then the
-  first entry of each bucket (`dict_prefetch_bucket()`,
-  `dict_prefetch_entry()` in the step's `dict.c`), and lets those clients
-  run. The memory loads of a batch overlap instead of following one
-  another. Redis 7.4.0 does nothing of the kind: its `src/`, and that of
-  `unstable` as of October 2024, has no prefetch at all.
+- `fastpath.c` installs net.h's run hooks, `common/`'s one seam: it holds
+  every client read in a turn of the event loop (`hold_client()`) and runs
+  them all at the end of the turn (`run_held_clients()`), in the order they
+  were read, before the replies are written. On its own this changes
+  nothing a client can see; it gives the server a moment when all the
+  commands of the turn are in memory at once.
+- In that moment the look-ahead, `fastpath_look_ahead()`, parses the
+  complete requests waiting in the next clients' buffers with resp.c's own
+  parser, on a parser of its own, and takes the key, `argv[1]`, of up to 16
+  of them. It asks the CPU to load their buckets, then the first entry of
+  each bucket (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in step 08's
+  `dict.c`), and lets those clients run. The memory loads of a batch overlap
+  instead of following one another. Redis 7.4.0 does nothing of the kind:
+  its `src/`, and that of `unstable` as of October 2024, has no prefetch at
+  all; Valkey 8.0.0 does, for its I/O threads (`prefetchCommands()` in
+  `src/memory_prefetch.c`, batches of `prefetch-batch-max-size`, default 16).
+- Two measured tricks: SipHash's rounds forced inline (`HOT_INLINE` in
+  `dict.c`), and a plain `SET` that skips its first lookup
+  (`set_needs_current_key()` in `keyspace.c`).
 
-Step 01 has no keys, so it installs no look-ahead: its clients only run at
-the end of the turn. What the look-ahead buys, and costs, is in items 6 and
-9 below.
+What the look-ahead buys, and costs, is in items 6 and 9 below.
 """
 
 
 def fastpath_section(md, tp, cg):
-    md.append(FASTPATH_TEXT)
-    plain = NEWEST + NOFAST
+    md.append(FAST_PATH_TEXT)
+    before = max((s for s in STEP_NAMES if s < NEWEST), default=None)
     measured = [(test, p) for test in ("set", "get") for p in (1, 16)]
-    if not any((tp and tp.has(t, p, plain)) or (cg and cg.get(plain, t, p) is not None) for t, p in measured):
+    if before is None or not any((tp and tp.has(t, p, before)) or (cg and cg.get(before, t, p) is not None)
+                                 for t, p in measured):
         return
-    md.append(f"Step {NEWEST} with the fast path ({NEWEST}, the default build) and without it ({plain}, "
-              "`FASTPATH=0`), in this run: CPU per request and its ratio to Redis as in \"Throughput and "
-              "CPU time per request\" (medians over the rounds; the ratio, Redis's CPU per request ÷ "
-              "the step's, the median of the per-round ratios), and the instructions per command "
-              "counted by callgrind.\n")
-    md.append(f"| test | {NEWEST}: CPU/req (µs) | Redis ÷ {NEWEST} (CPU) | {plain}: CPU/req (µs) | "
-              f"Redis ÷ {plain} (CPU) | {NEWEST}: instructions | {plain}: instructions |")
+    md.append(f"Step {before} (plain) and step {NEWEST} (the fast path), in this run: CPU per request and "
+              "its ratio to Redis as in \"Throughput and CPU time per request\" (medians over the rounds; "
+              "the ratio, Redis's CPU per request ÷ the step's, the median of the per-round ratios), and "
+              "the instructions per command counted by callgrind.\n")
+    md.append(f"| test | {before}: CPU/req (µs) | Redis ÷ {before} (CPU) | {NEWEST}: CPU/req (µs) | "
+              f"Redis ÷ {NEWEST} (CPU) | {before}: instructions | {NEWEST}: instructions |")
     md.append("|---|---:|---:|---:|---:|---:|---:|")
     for test, p in measured:
         cells = []
-        for s in (NEWEST, plain):
+        for s in (before, NEWEST):
             cells += [fmt(tp.median(test, p, s, CPU), 3) if tp and tp.has(test, p, s) else "n/a",
                       fmt(tp.vs_redis(test, p, s, CPU)) if tp and tp.has(test, p, s) else "n/a"]
-        cells += [fmt(cg.get(s, test, p), 0) if cg else "n/a" for s in (NEWEST, plain)]
+        cells += [fmt(cg.get(s, test, p), 0) if cg else "n/a" for s in (before, NEWEST)]
         md.append(f"| {test_name(test)}, {pipeline_name(p)} | " + " | ".join(cells) + " |")
     md.append("")
 
@@ -798,7 +757,7 @@ misses included). What they showed, and the fixes:
    when over `IDLE_BUFFER_KEEP` = 32 KB: so always. About 450 instructions per
    request without pipelining. Now reads are 16 KB (as Redis's), under the
    limit.
-2. **The hash function was 2.5 times slower than it needed to be** (dict.c).
+2. **The hash function was 2.5 times slower than it needed to be** (dict.c; the forced inlining is step 08's `HOT_INLINE`).
    `sip_round()` was not inlined, so SipHash's four words lived in memory, and
    the input was loaded a byte at a time: 287 instructions for a 16-byte key,
    and a SET hashes its key about three times. Now the rounds are inlined and
@@ -828,13 +787,12 @@ misses included). What they showed, and the fixes:
    and 07 sit after the 24-byte timing-wheel link, on another cache line
    (a few percent); and before a pipelined batch runs, the keys it names are hashed
    and their buckets and first entries prefetched, so the batch's memory loads
-   overlap instead of following each other (the fast path's look-ahead,
-   `prefetch_keys()` in each step's prefetch.c, called through
-   `common/fastpath.c`; `dict_prefetch_bucket()` and `dict_prefetch_entry()`
-   in dict.c; see "The fast path" above): about 20% less CPU per
-   request for SET and GET with `-P 16`. The prefetch costs instructions
-   (the look-ahead and a second hash): the table in "The fast path" counts
-   both builds, and in this report's run the difference was about 350 to 400
+   overlap instead of following each other (step 08's look-ahead,
+   `fastpath_look_ahead()` in its fastpath.c; `dict_prefetch_bucket()` and
+   `dict_prefetch_entry()` in its dict.c; see "The fast path" above): about
+   20% less CPU per request for SET and GET with `-P 16`. The prefetch costs
+   instructions (the look-ahead and a second hash): the table in "The fast
+   path" counts both steps, and in this report's run the difference was about 350 to 400
    instructions per pipelined SET or GET. That is why callgrind's counts
    went up while the time went down.
 7. The event loop read the clock twice per turn for timers even when there
@@ -859,11 +817,11 @@ misses included). What they showed, and the fixes:
 Later, for the figures without pipelining, where SET was at 1.05x to 1.13x
 from one full run to the next against the 1.1x target:
 
-9. **Keys prefetched across clients** (fastpath.c, prefetch.c). Without
+9. **Keys prefetched across clients** (step 08's fastpath.c). Without
    pipelining each read brings one command, so a prefetch within one
    client's batch has nothing to overlap, and each command waited for its
    bucket, entry and value in turn: perf put 40% of the server's user time
-   in `lookup()`. Now, on the fast path, a turn of the event loop reads
+   in `lookup()`. Now, in step 08, a turn of the event loop reads
    every ready client first; the look-ahead then prefetches the buckets,
    then the entries, of up to 16 of their keys at once, and they run in the
    order they were read. Server user time per request, 50 clients, 1,000,000
@@ -879,7 +837,7 @@ from one full run to the next against the 1.1x target:
    first. Measured alone, a `recv()` that finds nothing costs about 330 ns
    here and a `read()` about 370; a request makes two such calls.
 11. **Step 07's SET looked its key up twice** (keyspace.c): once to check its
-   conditions, once to write. Now `set_command()` looks first only when an
+   conditions, once to write. In step 08, `set_command()` looks first only when an
    option needs the key as it is (a condition, GET, KEEPTTL, a deadline
    already past); a plain SET looks once. With items 9 and 11 together,
    SET without pipelining went from 2,258 to 2,574 instructions, where item

@@ -23,8 +23,8 @@
 # last "# N checks of N graders, N failed" line. Exits 1 if any check failed.
 #
 # The compiler, flags, back end and libraries are the Makefile's: this script
-# asks `make print-build-vars` for them, so CC, CFLAGS, POLL=1, FASTPATH=0 and
-# WERROR=1 work as they do for make. Environment: BUILD (where the unmodified
+# asks `make print-build-vars` for them, so CC, CFLAGS, POLL=1 and WERROR=1
+# work as they do for make. Environment: BUILD (where the unmodified
 # servers are; default build), JOBS (graders checked at once; default 2),
 # NO_REFERENCE=1 (skip check 4). The graders run natively, never under
 # valgrind or the sanitizers: they check behaviour, which the step suites

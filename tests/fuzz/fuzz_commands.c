@@ -5,7 +5,8 @@
  * same steps as in the running server (common/net.c's read_handler and
  * process_query_buffer): appended to the client's query buffer in reads,
  * parsed with parser_next(), executed with command_execute() against the
- * step's real command table, the parser's consumed bytes dropped. The
+ * step's real command table, the parser's consumed bytes dropped; in step
+ * 08, its look-ahead reads the bytes first, as before a client runs. The
  * keyspace is kept from one input to the next, as a server's is from one
  * connection to the next, and time is the fuzzer's: the clock is frozen
  * (common/clock.h) and each input says how far it moves. Between reads, and
@@ -101,6 +102,9 @@ static void server_setup(void) {
     server.active_expire = 1;
     server.loop = NULL; /* no event loop: nothing on the command path uses it */
     net_init(&server.net, NULL, command_table);
+#ifdef FAST_PATH_H /* step 08: the look-ahead reads each read's bytes first */
+    fastpath_install(&server.fast, &server.net, server.db.keys);
+#endif
     const char *fresh = getenv("FUZZ_FRESH_KEYSPACE");
     fresh_keyspace = fresh && strcmp(fresh, "1") == 0;
 }
@@ -279,6 +283,10 @@ typedef struct run_opts {
 /* Returns 0 once the client is done (QUIT or a protocol error). */
 static int process_read(client *c, const uint8_t *bytes, size_t n, const run_opts *o) {
     buf_append(&c->query, bytes, n);
+#ifdef FAST_PATH_H /* step 08 looks ahead at a client's bytes before it runs */
+    client *batch[1] = {c};
+    CHECK(fastpath_look_ahead(&server.fast, batch, 1) == 1);
+#endif
     request_parser *p = &c->parser;
     long long replies = 0;
     while (!c->close_after_reply) {

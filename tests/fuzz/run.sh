@@ -26,10 +26,10 @@
 # out-of-memory. A crash input belongs in tests/fuzz/regressions/TARGET/
 # once its bug is fixed.
 #
-# The C standard, warnings, FASTPATH, the event-loop back end, a step's name
-# and its libraries are the Makefile's (make print-build-vars), so POLL=1,
-# FASTPATH=0 and WERROR=1 work as they do for make; the fuzzer adds its own
-# compiler, optimisation and sanitizers.
+# The C standard, warnings, the event-loop back end, a step's name and its
+# libraries are the Makefile's (make print-build-vars), so POLL=1 and
+# WERROR=1 work as they do for make; the fuzzer adds its own compiler,
+# optimisation and sanitizers.
 #
 # Environment: FUZZ_CC (default clang); FUZZ_STEP=NN builds fuzz_commands
 # against step NN instead of the newest; FUZZ_ARGS adds libFuzzer flags (e.g.

@@ -8,7 +8,7 @@
 # build with flags of its own such as the fuzzers'), COMMON_SRC (common/ with
 # the one event-loop back end) and, for STEP, STEP_CFLAGS (the step's name)
 # and STEP_LIBS (its libraries). The switches given to the make that runs the
-# script (POLL=1, FASTPATH=0, WERROR=1, CFLAGS=...) count here too.
+# script (POLL=1, WERROR=1, CFLAGS=...) count here too.
 
 .PHONY: print-build-vars
 print-build-vars:

@@ -2,7 +2,7 @@
 # tests/run.sh does the work and prints the summary line; see its header.
 
 export STEP SERVER
-.PHONY: test check check-rest poll-servers nofast-servers valgrind asan test-asan-run
+.PHONY: test check check-rest poll-servers valgrind asan test-asan-run
 # make test: the verdict after a change (SCOPE=test in tests/run.sh): unit
 # tests, the checks of docs/, every step's suites and the reference run.
 # make check: all of that and the rest (SCOPE=all): the tooling around the
@@ -13,30 +13,22 @@ export STEP SERVER
 # print_fsm without step 07; a server given (your workspace) is graded as its step.
 PRINT_FSM := $(if $(wildcard steps/07-set-options-fsm/set_fsm.c),$(BUILD)/tools/print_fsm)
 RUN_TESTS = BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(if $(SERVER),$(sort $(STEPS) $(WS_ONLY_STEPS)),$(STEPS))" \
-  POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" \
-  NOFAST_BUILD=$(NOFAST_BUILD) NOFAST_STEPS="$(NOFAST_STEPS)" bash tests/run.sh
+  POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" bash tests/run.sh
 test: check-deps all $(UNIT_BINS) $(PRINT_FSM)
 	@SCOPE=test $(RUN_TESTS)
-check: check-deps all $(UNIT_BINS) $(PRINT_FSM) poll-servers nofast-servers
+check: check-deps all $(UNIT_BINS) $(PRINT_FSM) poll-servers
 	@SCOPE=all $(RUN_TESTS)
-check-rest: check-deps all poll-servers nofast-servers
+check-rest: check-deps all poll-servers
 	@SCOPE=rest $(RUN_TESTS)
 
-# make check also builds two variants, each in its own directory, and runs
-# suites against them:
+# make check also builds a variant in its own directory, and runs suites
+# against it:
 # - the poll() back end (POLL=1), which stands in for epoll off Linux: step
-#   01 and the newest step;
-# - the newest step without the fast path (FASTPATH=0), the plain request
-#   path the chapters teach; not again when this whole run is FASTPATH=0.
+#   01 and the newest step.
 POLL_STEPS   := $(firstword $(STEPS)) $(NEWEST)
-POLL_BUILD   := build/poll$(BUILD_NOFAST)
-NOFAST_STEPS := $(if $(BUILD_NOFAST),,$(NEWEST))
-NOFAST_BUILD := build$(BUILD_POLL)/nofast
+POLL_BUILD   := build/poll
 poll-servers:
 	@$(MAKE) --no-print-directory POLL=1 BUILD=$(POLL_BUILD) $(foreach s,$(POLL_STEPS),$(POLL_BUILD)/$(s)/server)
-nofast-servers:
-	@$(if $(NOFAST_STEPS),$(MAKE) --no-print-directory FASTPATH=0 BUILD=$(NOFAST_BUILD) \
-	  $(foreach s,$(NOFAST_STEPS),$(NOFAST_BUILD)/$(s)/server))
 
 # Under valgrind and the sanitizers, everything that tests memory (SCOPE=all
 # without the tooling's checks, which test behaviour: tests/run.sh).
@@ -46,7 +38,7 @@ valgrind: check-deps all $(UNIT_BINS)
 # make asan: the same build, with ASan+UBSan, in build/asan (a make of its
 # own, since CFLAGS change), then every suite against it.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-ASAN_BUILD := build/asan$(BUILD_POLL)$(BUILD_NOFAST)
+ASAN_BUILD := build/asan$(BUILD_POLL)
 asan: check-deps
 	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(ASAN_FLAGS)" all
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CFLAGS="$(ASAN_FLAGS)" test-asan-run

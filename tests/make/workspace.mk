@@ -11,14 +11,12 @@
 #   make run STEP=NN SERVER=workspace  starts it (with EX=K: the exercise's)
 #
 # A workspace is built like a step, but apart, into build/workspace/NAME/:
-# without the fast path (FASTPATH=0: the request path the chapters teach),
 # never -Werror, and quiet about the unused parameters, functions and
 # constants that stubs leave behind. Chapter 01's workspace holds all of
 # common/ and builds from its own copies only; every other workspace links
 # common/, compiled with the same flags into build/workspace/NAME/common/.
 # The chapter's unit tests (tests/unit/test_*.c for 01, tests/NN-name/unit_*.c
-# for the others, but not unit_prefetch.c, which tests the fast path) are
-# built against the workspace's files into build/workspace/NAME/unit/, with
+# for the others) are built against the workspace's files into build/workspace/NAME/unit/, with
 # the same names as under build/unit/, and the grader runs those. One that
 # does not build (it tests a file not written yet) is reported by the grader
 # as not built.
@@ -58,7 +56,7 @@ WS_BIN  := $(WS_OUT)/server
 WS_SELF := $(if $(filter $(firstword $(sort $(STEPS) $(WS_ONLY_STEPS))),$(WS_NAME)),1)
 WS_LABEL := $(STEP_DIR) (your $(if $(filter $(STEP_DIR),$(WS_NAME)),workspace,exercise $(EX)))
 
-WS_CFLAGS := $(filter-out -DFASTPATH=% -Werror,$(CFLAGS)) -DFASTPATH=0 \
+WS_CFLAGS := $(filter-out -Werror,$(CFLAGS)) \
              -Wno-unused-parameter -Wno-unused-function -Wno-unused-const-variable
 WS_INC    := -I$(WS_DIR) $(if $(WS_SELF),,-Icommon)
 WS_SRC    := $(filter-out $(WS_DIR)/el_%.c,$(wildcard $(WS_DIR)/*.c)) \
@@ -89,7 +87,7 @@ $(WS_BIN): $(WS_OBJ) $(WS_COMMON_OBJ)
 ifeq ($(WS_NAME),$(STEP_DIR))
 WS_UNIT_FROM := $(if $(WS_SELF),tests/unit,tests)
 WS_UNIT_SRC  := $(if $(WS_SELF),$(wildcard tests/unit/test_*.c),\
-                  $(filter-out %/unit_prefetch.c,$(wildcard tests/$(STEP_DIR)/unit_*.c)))
+                  $(wildcard tests/$(STEP_DIR)/unit_*.c))
 WS_UNITS     := $(patsubst $(WS_UNIT_FROM)/%.c,$(WS_OUT)/unit/%,$(WS_UNIT_SRC))
 $(WS_OUT)/modules.a: $(filter-out $(WS_OUT)/obj/main.o,$(WS_OBJ)) $(WS_COMMON_OBJ)
 	$(WS_Q)rm -f $@ && $(AR) rcs $@ $^

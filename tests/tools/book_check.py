@@ -365,10 +365,11 @@ def main():
     chapters = [p for p in facts if p.parent.name == "docs" and p.name[:2].isdigit() and "table" not in p.name]
     have_diffs = (BOOK / "diff").is_dir()
     problems = []
+    last = max((p.name[:2] for p in chapters), default="")
     for p in chapters:
         f = facts[p]
         wants = [("a table of contents", f["toc"]), ("a previous link", f["prev"]),
-                 ("a next link", f["next"] or p.name.startswith("07"))]
+                 ("a next link", f["next"] or p.name.startswith(last))]
         if have_diffs:
             wants += [("a link to diff/%s.html" % p.name[:2], f["diffLink"] and f["diffLink"].endswith("diff/%s.html" % p.name[:2])),
                       ("that link right under the walk-through heading",

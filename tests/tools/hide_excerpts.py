@@ -158,7 +158,7 @@ def describe(c_file, name, body, where):
     except skeleton.SkeletonError as e:
         raise HideError("%s: %s" % (where, e))
     items, covered = [], set()
-    for fname, open_at, close_at, _ in functions:
+    for fname, open_at, close_at in functions:
         open_line = skeleton.line_of(src, open_at)
         span = set(range(signature_start(lines, open_line), skeleton.line_of(src, close_at) + 1))
         if shown & span:

@@ -13,10 +13,8 @@ returns a value compiles without a warning), which names the function, the
 file and the chapter DOC to read, and aborts. Static helpers are stubbed the
 same way: the learner sees their shape and may write them or others.
 
-Functions under `#if FASTPATH` stay whole: the fast path is a benchmark's
-optimisation, compiled out of workspace builds (FASTPATH=0), not what the
-chapter teaches. So do the functions named with --given: code the chapter
-uses but does not teach (chapter 02's SipHash); each name must exist, so the
+The functions named with --given stay whole: code the chapter uses but does
+not teach (chapter 02's SipHash); each name must exist, so the
 list cannot go stale silently.
 
 The file is read the way it is written (clang-formatted C): comments,
@@ -99,8 +97,7 @@ def function_name(decl, path, pos, src):
 
 
 class Conditions:
-    """The #if nesting at a point of the file, to know whether a function is
-    compiled only with the fast path."""
+    """The #if nesting at a point of the file, checked to be balanced."""
 
     def __init__(self):
         self.stack = []  # [condition, in its #if branch (not #else)]
@@ -121,18 +118,15 @@ class Conditions:
                 raise SkeletonError("%s:%d: #endif without #if" % (path, line))
             self.stack.pop()
 
-    def fast_path_only(self):
-        return any(cond == "FASTPATH" and taken for cond, taken in self.stack)
-
 
 def find_functions(src, path, data=None):
-    """[(name, open_brace, close_brace, keep)] for every function defined.
+    """[(name, open_brace, close_brace)] for every function defined.
     Given a list as data, appends (declaration, open_brace, close_brace) to
     it for each type or initialised table at file level."""
     functions, decl, depth, i = [], [], 0, 0
     data_decl = None  # (declaration, open brace) of the data block being skipped
     conds = Conditions()
-    current = None  # (name, open, keep, decl) of the function being skipped, or "data"
+    current = None  # (name, open) of the function being skipped, or "data"
     at_line_start = True
     while i < len(src):
         c = src[i]
@@ -158,7 +152,7 @@ def find_functions(src, path, data=None):
             if depth == 0:
                 text = "".join(decl).strip()
                 if text.endswith(")") and "=" not in text:
-                    current = (function_name(text, path, i, src), i, conds.fast_path_only())
+                    current = (function_name(text, path, i, src), i)
                 elif "=" in text or re.search(r"\b(struct|union|enum)\b", text):
                     current, data_decl = "data", (text, i)
                 else:
@@ -170,8 +164,8 @@ def find_functions(src, path, data=None):
             if depth < 0:
                 raise SkeletonError("%s:%d: unbalanced '}'" % (path, line_of(src, i)))
             if depth == 0 and current != "data":
-                name, open_at, keep = current
-                functions.append((name, open_at, i, keep))
+                name, open_at = current
+                functions.append((name, open_at, i))
                 decl, current = [], None
             elif depth == 0:
                 decl.append("}")
@@ -213,11 +207,11 @@ def skeleton(src, path, doc, given=()):
     missing = set(given) - {f[0] for f in functions}
     if missing:
         raise SkeletonError("%s: no function %s to give whole" % (path, ", ".join(sorted(missing))))
-    stripped = [f for f in functions if not f[3] and f[0] not in given]
+    stripped = [f for f in functions if f[0] not in given]
     if not stripped:
         raise SkeletonError("%s: no function definition found: nothing to strip" % path)
     out, file_name = src, pathlib.Path(path).name
-    for name, open_at, close_at, _ in reversed(stripped):
+    for name, open_at, close_at in reversed(stripped):
         out = out[:open_at] + stub(name, file_name, doc) + out[close_at + 1:]
     first = out.find(stub(stripped[0][0], file_name, doc))
     out = include_panic(out, first)

@@ -104,7 +104,7 @@ Now:
   1. read docs/$target.md and write $dest/ until it does what the chapter
      describes (the finished files are in $finished, if you want to peek);
   2. grade it:  make grade STEP=$num
-     (builds $dest with the project's flags, FASTPATH=0, into
+     (builds $dest with the project's flags into
      build/workspace/$target/, and runs the chapter's stages in order, stopping at
      the first that fails; make run STEP=$num SERVER=workspace starts your server);
   3. compare with the reference:  $compare

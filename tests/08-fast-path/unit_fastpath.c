@@ -1,22 +1,21 @@
-/* unit_prefetch.c -- unit tests of chapter 02's look-ahead (prefetch.c): the
- * function prefetch_install() hands the fast path, which reads the keys of
- * the commands waiting in the clients about to run and prefetches them.
+/* unit_fastpath.c -- unit tests of chapter 08's fast path (fastpath.c): the
+ * run hooks that hold the clients read in a turn and run them at its end,
+ * and the look-ahead, fastpath_look_ahead(), which reads the keys of the
+ * commands waiting in a batch of those clients with resp.c's parser and
+ * prefetches them.
  *
- * Only its public surface is used: a net_server with detached clients whose
- * query buffers hold the bytes of a turn, linked as the run queue by
- * fastpath_defer(), and s.look_ahead(s.run_queue, s.look_ahead_ctx), which
- * returns how many clients it covered. What it prefetches cannot be seen,
- * but it takes at most 16 keys per call, so the count tells how many keys it
- * found: a client under test followed by 16 clients of one GET each is
- * covered with 16 - k of them when it gave k keys (keys_taken()).
+ * The look-ahead is called on an array of detached clients whose query
+ * buffers hold the bytes of a turn, and returns how many clients it covered.
+ * What it prefetches cannot be seen, but it takes at most 16 keys per call,
+ * so the count tells how many keys it found: a client under test followed
+ * by 16 clients of one GET each is covered with 16 - k of them when it gave
+ * k keys (keys_taken()).
  *
  * A look-ahead that prefetches the wrong bucket is only slow; one that reads
  * past the buffer, counts a request that has not fully arrived, or changes
- * the query buffer, the parser or the run queue breaks the server. Every
- * call below checks that nothing changed (look_checked()), and the old
- * parser_peek_keys() tests' odd inputs are kept as "must not crash and must
- * not change anything" cases. Built with FASTPATH=0 there is no look-ahead
- * and no test: the program then passes with none. */
+ * the query buffer or the client's parser breaks the server. Every call
+ * below checks that nothing changed (look_checked()), and odd inputs are
+ * kept as "must not crash and must not change anything" cases. */
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,17 +24,18 @@
 
 #include "alloc.h"
 #include "buffer.h"
+#include "command.h"
 #include "dict.h"
 #include "event_loop.h"
 #include "fastpath.h"
 #include "net.h"
-#include "prefetch.h"
 #include "resp.h"
 
-#if FASTPATH
+/* Keys one look-ahead takes at most. */
+#define BUDGET PREFETCH_MAX_KEYS
 
-/* Keys one look-ahead takes at most (PREFETCH_MAX_KEYS in prefetch.c). */
-#define BUDGET 16
+/* Clients a rig can hold. */
+#define RIG_MAX_CLIENTS 64
 
 /* One request with one key, for the clients that follow the one under test. */
 #define GET_K "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
@@ -84,47 +84,70 @@ static const char *printable(const char *bytes, size_t len, char *out) {
 /* ============================ The rig ============================ */
 
 /* A server with no socket and no command table (nothing runs here), a
- * keyspace to prefetch from, and the look-ahead installed. */
+ * keyspace to prefetch from, the fast path installed, and the clients of a
+ * turn in the order they were read: batch[first..n), as run_held_clients()
+ * hands them to the look-ahead. */
 typedef struct rig {
     event_loop *loop;
     net_server s;
     dict *keys;
+    fastpath f;
+    client *batch[RIG_MAX_CLIENTS];
+    int first, n;
 } rig;
 
 static void rig_init(rig *r) {
     r->loop = el_create();
     ck_assert_ptr_nonnull(r->loop);
     net_init(&r->s, r->loop, NULL);
-    r->keys = dict_create();
+    r->keys = dict_create(0);
     /* The keys the requests name, and more, so that the prefetches follow
      * real buckets and entries (valgrind checks those reads). */
     static const char *const names[] = {"", "a", "bb", "ccc", "dd", "k", "z", "b\r\nb"};
+    int existed;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        dict_add(r->keys, names[i], strlen(names[i]), NULL);
+        dict_add_or_find(r->keys, names[i], strlen(names[i]), &existed)->val = NULL;
     char key[32];
     for (int i = 0; i < 100; i++)
-        dict_add(r->keys, key, (size_t)snprintf(key, sizeof(key), "key:%d", i), NULL);
-    prefetch_install(&r->s, r->keys);
+        dict_add_or_find(r->keys, key, (size_t)snprintf(key, sizeof(key), "key:%d", i), &existed)
+            ->val = NULL;
+    fastpath_install(&r->f, &r->s, r->keys);
+    r->first = r->n = 0;
 }
 
-static void free_client(client *c) {
-    fastpath_forget(c); /* out of the run queue, which net_detached_client_free() leaves alone */
+/* Free a client of the batch and take it out: the first one, as if it had
+ * run, or the last one. */
+static void free_client(rig *r, client *c) {
+    if (r->n > r->first && r->batch[r->first] == c)
+        r->first++;
+    else if (r->n > r->first && r->batch[r->n - 1] == c)
+        r->n--;
+    else
+        ck_abort_msg("%s: client to free: expected the first or the last of the batch", context);
     net_detached_client_free(c);
 }
 
 static void rig_free(rig *r) {
+    while (r->n > r->first)
+        free_client(r, r->batch[r->first]);
     while (r->s.clients)
-        free_client(r->s.clients);
+        net_detached_client_free(r->s.clients);
+    fastpath_free(&r->f);
     dict_free(r->keys, NULL);
     el_free(r->loop);
 }
 
-/* A new client holding bytes[0..len) as just read, queued to run. */
+static client *add_to_batch(rig *r, client *c) {
+    if (r->n == RIG_MAX_CLIENTS) ck_abort_msg("%s: more than %d clients", context, RIG_MAX_CLIENTS);
+    r->batch[r->n++] = c;
+    return c;
+}
+
+/* A new client holding bytes[0..len) as just read, last in the batch. */
 static client *queue_client(rig *r, const char *bytes, size_t len) {
     client *c = net_detached_client_create(&r->s);
     buf_append(&c->query, bytes, len);
-    expect_int(fastpath_defer(c), 1, "fastpath_defer() of a new client");
-    return c;
+    return add_to_batch(r, c);
 }
 
 static client *queue_str(rig *r, const char *bytes) {
@@ -152,15 +175,14 @@ static client *queue_at_end_of_block(rig *r, const char *bytes, size_t len) {
         expect_int(parser_next(&c->parser, c->query.data, c->query.len), PARSE_NOTHING,
                    "parser_next() on a blank line");
     expect_int((long long)c->parser.pos, (long long)filler, "parser position after the blanks");
-    expect_int(fastpath_defer(c), 1, "fastpath_defer() of a new client");
-    return c;
+    return add_to_batch(r, c);
 }
 
 /* ============================ Nothing changes ============================ */
 
 /* What the look-ahead must leave as it was: each client's query buffer
- * (block, length, bytes), parser and place in the run queue; the queue;
- * the memory in use; the keyspace. */
+ * (block, length, bytes) and parser; the batch; the memory in use (but for
+ * the look-ahead's own parser, which may grow its arrays); the keyspace. */
 typedef struct saved_client {
     const client *c;
     const char *data;
@@ -169,14 +191,14 @@ typedef struct saved_client {
     request_parser parser;
     size_t *span_off, *span_len; /* the parser's argc spans */
     arg *argv;                   /* its finished command, when not in a request */
-    int run_queued;
-    const client *next_run;
 } saved_client;
 
 typedef struct snapshot {
     saved_client *clients;
-    size_t n;
-    const client *run_queue, *run_queue_tail;
+    size_t clients_n;
+    client *batch[RIG_MAX_CLIENTS];
+    int first, n;
+    int ahead_cap; /* entries allocated by the look-ahead's parser */
     size_t memory, keys, buckets;
     int rehashing;
 } snapshot;
@@ -188,8 +210,8 @@ static void *copy_of(const void *src, size_t n) {
 }
 
 static void snap_take(const rig *r, snapshot *snap) {
-    snap->n = r->s.client_count;
-    snap->clients = calloc(snap->n ? snap->n : 1, sizeof(saved_client));
+    snap->clients_n = r->s.client_count;
+    snap->clients = calloc(snap->clients_n ? snap->clients_n : 1, sizeof(saved_client));
     size_t i = 0;
     for (const client *c = r->s.clients; c != NULL; c = c->next, i++) {
         saved_client *sc = &snap->clients[i];
@@ -203,12 +225,12 @@ static void snap_take(const rig *r, snapshot *snap) {
         sc->span_off = copy_of(p->span_off, (size_t)p->argc * sizeof(size_t));
         sc->span_len = copy_of(p->span_len, (size_t)p->argc * sizeof(size_t));
         sc->argv = p->in_multibulk ? NULL : copy_of(p->argv, (size_t)p->argc * sizeof(arg));
-        sc->run_queued = c->run_queued;
-        sc->next_run = c->next_run;
     }
-    expect_int((long long)i, (long long)snap->n, "clients on the server's list");
-    snap->run_queue = r->s.run_queue;
-    snap->run_queue_tail = r->s.run_queue_tail;
+    expect_int((long long)i, (long long)snap->clients_n, "clients on the server's list");
+    memcpy(snap->batch, r->batch, sizeof(r->batch));
+    snap->first = r->first;
+    snap->n = r->n;
+    snap->ahead_cap = r->f.ahead.cap;
     snap->keys = dict_size(r->keys);
     snap->buckets = dict_bucket_count(r->keys);
     snap->rehashing = dict_is_rehashing(r->keys);
@@ -251,25 +273,30 @@ static void check_client(const saved_client *sc, size_t i) {
     if (memcmp(p, was, sizeof(*p)) != 0)
         ck_abort_msg("%s: client %zu's parser: expected the same bytes, got different ones",
                      context, i);
-    expect_int(c->run_queued, sc->run_queued, WHAT("run_queued"));
-    expect_ptr(c->next_run, sc->next_run, WHAT("next_run"));
 #undef WHAT
 }
 
 static void snap_check_and_free(const rig *r, snapshot *snap) {
-    expect_int((long long)mem_used(), (long long)snap->memory, "bytes allocated (mem_used)");
-    expect_int((long long)r->s.client_count, (long long)snap->n, "clients on the server");
+    if (r->f.ahead.cap == snap->ahead_cap)
+        expect_int((long long)mem_used(), (long long)snap->memory, "bytes allocated (mem_used)");
+    else if (mem_used() <= snap->memory)
+        ck_abort_msg("%s: bytes allocated: expected more than %zu (the look-ahead's parser grew), "
+                     "got %zu",
+                     context, snap->memory, mem_used());
+    expect_int((long long)r->s.client_count, (long long)snap->clients_n, "clients on the server");
     size_t i = 0;
     for (const client *c = r->s.clients; c != NULL; c = c->next, i++) {
         expect_ptr(c, snap->clients[i].c, "client on the server's list");
         check_client(&snap->clients[i], i);
     }
-    expect_ptr(r->s.run_queue, snap->run_queue, "head of the run queue");
-    expect_ptr(r->s.run_queue_tail, snap->run_queue_tail, "tail of the run queue");
+    expect_int(r->first, snap->first, "first client of the batch");
+    expect_int(r->n, snap->n, "clients in the batch");
+    for (int b = r->first; b < r->n; b++)
+        expect_ptr(r->batch[b], snap->batch[b], "client of the batch");
     expect_int((long long)dict_size(r->keys), (long long)snap->keys, "keys in the keyspace");
     expect_int((long long)dict_bucket_count(r->keys), (long long)snap->buckets, "keyspace buckets");
     expect_int(dict_is_rehashing(r->keys), snap->rehashing, "keyspace rehashing");
-    for (i = 0; i < snap->n; i++) {
+    for (i = 0; i < snap->clients_n; i++) {
         free(snap->clients[i].bytes);
         free(snap->clients[i].span_off);
         free(snap->clients[i].span_len);
@@ -278,23 +305,19 @@ static void snap_check_and_free(const rig *r, snapshot *snap) {
     free(snap->clients);
 }
 
-/* Clients in the run queue. */
+/* Clients in the batch not run yet. */
 static int queued(const rig *r) {
-    int n = 0;
-    for (const client *c = r->s.run_queue; c != NULL; c = c->next_run)
-        n++;
-    return n;
+    return r->n - r->first;
 }
 
-/* Call the look-ahead on the run queue as fastpath_run() does, check that
- * it changed nothing and covered between 1 and all of the queued clients,
- * and return how many it covered. */
+/* Call the look-ahead on the batch as run_held_clients() does, check that
+ * it changed nothing and covered between 1 and all of the clients, and
+ * return how many it covered. */
 static int look_checked(rig *r) {
-    if (r->s.look_ahead == NULL) ck_abort_msg("%s: expected a look-ahead, got none", context);
     int in_queue = queued(r);
     snapshot snap;
     snap_take(r, &snap);
-    int covered = r->s.look_ahead(r->s.run_queue, r->s.look_ahead_ctx);
+    int covered = fastpath_look_ahead(&r->f, r->batch + r->first, in_queue);
     snap_check_and_free(r, &snap);
     if (covered < 1 || covered > in_queue)
         ck_abort_msg("%s: clients covered: expected 1 to %d, got %d", context, in_queue, covered);
@@ -302,19 +325,19 @@ static int look_checked(rig *r) {
 }
 
 /* How many keys the look-ahead takes from c, which must be alone in the
- * run queue: queue BUDGET clients of one key each after it, look, and take
- * them away again. The look-ahead covers c, then one more client per key
- * left in its budget. */
+ * batch: add BUDGET clients of one key each after it, look, and take them
+ * away again. The look-ahead covers c, then one more client per key left in
+ * its budget. */
 static int keys_taken(rig *r, client *c) {
-    expect_ptr(r->s.run_queue, c, "client under test at the head of the run queue");
-    expect_ptr(c->next_run, NULL, "client under test alone in the run queue");
+    expect_int(queued(r), 1, "clients in the batch with the client under test");
+    expect_ptr(r->batch[r->first], c, "client under test alone in the batch");
     client *followers[BUDGET];
     for (int i = 0; i < BUDGET; i++)
         followers[i] = queue_str(r, GET_K);
     int covered = look_checked(r);
-    for (int i = 0; i < BUDGET; i++)
-        free_client(followers[i]);
-    expect_ptr(r->s.run_queue_tail, c, "client under test alone again after the followers");
+    for (int i = BUDGET - 1; i >= 0; i--)
+        free_client(r, followers[i]);
+    expect_int(queued(r), 1, "client under test alone again after the followers");
     return BUDGET + 1 - covered;
 }
 
@@ -379,20 +402,122 @@ static void three_request_stream(stream *s) {
     stream_add(s, (const char *[]){"GET", "ccc", NULL});
 }
 
+/* ============================ Tests: the run hooks ============================ */
+
+/* The hook tests' one command: GET appends "<client id>:<key> " to `ran`,
+ * so the order in which the clients' commands ran can be read back. */
+static char ran[256];
+
+static void record_get(client *c, int argc, arg *argv) {
+    (void)argc;
+    size_t at = strlen(ran);
+    snprintf(ran + at, sizeof(ran) - at, "%llu:%.*s ", (unsigned long long)c->id, (int)argv[1].len,
+             argv[1].ptr);
+    buf_append(&c->out, "+OK\r\n", 5);
+}
+
+static const command hook_commands[] = {
+    {"get", 2, record_get, 1, 1, 1},
+    {NULL, 0, NULL, 0, 0, 0},
+};
+
+/* A server with hook_commands and the fast path, and three clients read
+ * (the read hook called) in the order 2, 1, 3, client 2 with two pipelined
+ * commands and the start of a third. */
+typedef struct turn {
+    event_loop *loop;
+    net_server s;
+    dict *keys;
+    fastpath f;
+    client *c[3];
+} turn;
+
+static void turn_read(turn *t) {
+    ran[0] = '\0';
+    t->loop = el_create();
+    net_init(&t->s, t->loop, hook_commands);
+    t->keys = dict_create(0);
+    fastpath_install(&t->f, &t->s, t->keys);
+    static const char *const bytes[] = {
+        "*2\r\n$3\r\nGET\r\n$1\r\na\r\n",
+        "*2\r\n$3\r\nGET\r\n$1\r\nb\r\n*2\r\n$3\r\nGET\r\n$2\r\nbb\r\n*2\r\n$3\r\nGE",
+        "*2\r\n$3\r\nGET\r\n$1\r\nc\r\n",
+    };
+    for (int i = 0; i < 3; i++) {
+        t->c[i] = net_detached_client_create(&t->s);
+        buf_append(&t->c[i]->query, bytes[i], strlen(bytes[i]));
+    }
+    static const int read_order[] = {1, 0, 2};
+    for (int i = 0; i < 3; i++)
+        t->s.run_hooks->read(t->c[read_order[i]], t->s.run_hooks_ctx);
+}
+
+static void turn_free(turn *t) {
+    while (t->s.clients)
+        net_detached_client_free(t->s.clients);
+    fastpath_free(&t->f);
+    dict_free(t->keys, NULL);
+    el_free(t->loop);
+}
+
+static void expect_ran(const char *want, const char *when) {
+    if (strcmp(ran, want) != 0)
+        ck_abort_msg("%s: commands run: expected \"%s\", got \"%s\"", when, want, ran);
+}
+
+/* The read hook runs nothing; the end of the turn runs every held client,
+ * in the order they were read, each client's commands in the order sent,
+ * and up to its incomplete one; then nothing is held any more. */
+START_TEST(held_clients_run_at_the_end_of_the_turn) {
+    turn t;
+    turn_read(&t);
+    expect_ran("", "after the reads");
+    ck_assert_int_eq(t.f.held_count, 3);
+    t.s.run_hooks->end_of_turn(&t.s, t.s.run_hooks_ctx);
+    expect_ran("2:b 2:bb 1:a 3:c ", "at the end of the turn");
+    ck_assert_int_eq(t.f.held_count, 0);
+    ck_assert_uint_eq(t.c[1]->out.len, 10); /* two +OK */
+    ck_assert_uint_eq(t.s.total_commands, 4);
+    /* The next turn: nothing was read, nothing runs again. */
+    t.s.run_hooks->end_of_turn(&t.s, t.s.run_hooks_ctx);
+    expect_ran("2:b 2:bb 1:a 3:c ", "at the end of a turn with no read");
+    turn_free(&t);
+}
+END_TEST
+
+/* A held client freed before the end of the turn (its write failed, say)
+ * is forgotten: the others run, and nothing touches the freed one
+ * (valgrind and ASan would say so). */
+START_TEST(a_closed_client_is_skipped) {
+    turn t;
+    turn_read(&t);
+    net_detached_client_free(t.c[0]);
+    ck_assert_int_eq(t.f.held_count, 3);
+    t.s.run_hooks->end_of_turn(&t.s, t.s.run_hooks_ctx);
+    expect_ran("2:b 2:bb 3:c ", "at the end of the turn, client 1 closed");
+    turn_free(&t);
+}
+END_TEST
+
 /* ============================ Tests: the budget ============================ */
 
-/* net_init() leaves the server without a look-ahead; prefetch_install()
- * gives it one. A client with nothing to run yet (an empty buffer) is still
- * covered: the look-ahead covers at least the first client. */
-START_TEST(install_sets_the_look_ahead) {
+/* net_init() leaves the server without run hooks; fastpath_install()
+ * gives it the fast path's. A client with nothing to run yet (an empty
+ * buffer) is still covered: the look-ahead covers at least the first
+ * client. A NULL client (one closed since it was read) is covered too, and
+ * gives nothing. */
+START_TEST(install_sets_the_hooks) {
     set_context("install");
     event_loop *loop = el_create();
     net_server s;
     net_init(&s, loop, NULL);
-    ck_assert_ptr_null(s.look_ahead);
-    dict *keys = dict_create();
-    prefetch_install(&s, keys);
-    ck_assert_ptr_nonnull(s.look_ahead);
+    ck_assert_ptr_null(s.run_hooks);
+    dict *keys = dict_create(0);
+    fastpath f;
+    fastpath_install(&f, &s, keys);
+    ck_assert_ptr_nonnull(s.run_hooks);
+    ck_assert_ptr_eq(s.run_hooks_ctx, &f);
+    fastpath_free(&f);
     dict_free(keys, NULL);
     el_free(loop);
 
@@ -400,6 +525,12 @@ START_TEST(install_sets_the_look_ahead) {
     rig_init(&r);
     queue_client(&r, "", 0);
     ck_assert_int_eq(look_checked(&r), 1);
+    rig_free(&r);
+
+    set_context("a closed client");
+    rig_init(&r);
+    client *none[1] = {NULL};
+    ck_assert_int_eq(fastpath_look_ahead(&r.f, none, 1), 1);
     rig_free(&r);
 }
 END_TEST
@@ -469,26 +600,26 @@ START_TEST(sixteen_keys_per_look_ahead) {
 END_TEST
 
 /* The look-ahead is called again for the clients it did not cover, as
- * fastpath_run() does once the covered ones have run: each call covers
- * what its budget allows, and together they cover the whole queue. */
-START_TEST(the_rest_of_the_queue_is_covered_by_later_calls) {
+ * run_held_clients() does once the covered ones have run: each call covers
+ * what its budget allows, and together they cover the whole batch. */
+START_TEST(the_rest_of_the_batch_is_covered_by_later_calls) {
     set_context("40 clients with one GET each, in batches");
     rig r;
     rig_init(&r);
     for (int i = 0; i < 40; i++)
         queue_str(&r, GET_K);
     int batches[3], calls = 0;
-    while (r.s.run_queue != NULL && calls < 3) {
+    while (queued(&r) > 0 && calls < 3) {
         int covered = look_checked(&r);
         batches[calls++] = covered;
         for (int i = 0; i < covered; i++)
-            free_client(r.s.run_queue); /* as if it had run */
+            free_client(&r, r.batch[r.first]); /* as if it had run */
     }
     ck_assert_int_eq(calls, 3);
     ck_assert_int_eq(batches[0], 16);
     ck_assert_int_eq(batches[1], 16);
     ck_assert_int_eq(batches[2], 8);
-    ck_assert_ptr_null(r.s.run_queue);
+    ck_assert_int_eq(queued(&r), 0);
     rig_free(&r);
 }
 END_TEST
@@ -825,15 +956,17 @@ START_TEST(overlong_lines_change_nothing) {
 }
 END_TEST
 
-#endif /* FASTPATH */
-
 int main(void) {
-    Suite *s = suite_create("02-get-set: prefetch look-ahead");
-#if FASTPATH
+    Suite *s = suite_create("08-fast-path: run hooks and look-ahead");
+    TCase *hooks = tcase_create("run hooks");
+    tcase_add_test(hooks, held_clients_run_at_the_end_of_the_turn);
+    tcase_add_test(hooks, a_closed_client_is_skipped);
+    suite_add_tcase(s, hooks);
+
     TCase *budget = tcase_create("budget");
-    tcase_add_test(budget, install_sets_the_look_ahead);
+    tcase_add_test(budget, install_sets_the_hooks);
     tcase_add_test(budget, sixteen_keys_per_look_ahead);
-    tcase_add_test(budget, the_rest_of_the_queue_is_covered_by_later_calls);
+    tcase_add_test(budget, the_rest_of_the_batch_is_covered_by_later_calls);
     suite_add_tcase(s, budget);
 
     TCase *which = tcase_create("which keys");
@@ -852,7 +985,6 @@ int main(void) {
     tcase_add_test(nothing, odd_inputs_change_nothing);
     tcase_add_test(nothing, overlong_lines_change_nothing);
     suite_add_tcase(s, nothing);
-#endif
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

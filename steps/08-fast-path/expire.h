@@ -1,0 +1,59 @@
+/* expire.h -- expire times, and the deletion of expired keys.
+ *
+ * A TTL is stored as an absolute Unix time in milliseconds, never as "seconds
+ * left": a relative time would have to be decremented by someone, while an
+ * absolute one is simply compared with the clock. EXPIRE 10 at 12:00:00.000
+ * stores 12:00:10.000; TTL later answers the difference.
+ *
+ * An expired key is deleted when a command touches it (lazy expiry,
+ * expire_if_needed()). That is cheap and exact for every read, and it has one
+ * flaw: a key nobody touches again is never freed, unless something else
+ * (active expiry) looks for it. */
+#ifndef EXPIRE_H
+#define EXPIRE_H
+
+#include <stdint.h>
+
+#include "dict.h"
+#include "expire_time.h"
+#include "keyspace.h"
+#include "net.h"
+
+/* Give the key a TTL, or move it: it is (re)scheduled in the wheel. */
+void expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms);
+
+/* Drop the key's TTL and unschedule it. Returns 1 if it had one. */
+int expire_remove(keyspace *ks, dict_entry *de);
+
+/* Redis's rule: a key is expired once the clock is strictly past its time. */
+int key_is_expired(dict_entry *de, int64_t now_ms);
+
+/* Lazy expiry: delete the key if its time has passed. Returns 1 if deleted. */
+int expire_if_needed(keyspace *ks, dict_entry *de, int64_t now_ms);
+
+/* Active expiry: every key with a TTL is scheduled in the keyspace's timing
+ * wheel, and this, run on every turn of the event loop, deletes the keys
+ * whose time has passed, as the wheel hands them over, at most `budget` of
+ * them. Returns how many were deleted; a return of `budget` means more may
+ * be due. Lazy expiry stays, so a read between two turns is exact. */
+size_t expire_due_keys(keyspace *ks, int64_t now_ms, size_t budget);
+
+/* ==== What the TTL commands answer ==== */
+
+/* What TTL (unit_ms 0) or PTTL (1) answers for a key expiring at expire_at_ms:
+ * the time left, never negative, seconds rounded to nearest as Redis does. */
+long long ttl_reply_value(int64_t expire_at_ms, int64_t now_ms, int unit_ms);
+
+/* ==== Commands ==== */
+
+void expire_command(client *c, int argc, arg *argv);    /* EXPIRE key seconds [NX|XX|GT|LT] */
+void pexpire_command(client *c, int argc, arg *argv);   /* PEXPIRE key ms [...] */
+void expireat_command(client *c, int argc, arg *argv);  /* EXPIREAT key unix-s [...] */
+void pexpireat_command(client *c, int argc, arg *argv); /* PEXPIREAT key unix-ms [...] */
+void ttl_command(client *c, int argc, arg *argv);
+void pttl_command(client *c, int argc, arg *argv);
+void expiretime_command(client *c, int argc, arg *argv);
+void pexpiretime_command(client *c, int argc, arg *argv);
+void persist_command(client *c, int argc, arg *argv);
+
+#endif

@@ -1,0 +1,157 @@
+/* unit_dict_prefetch.c -- unit tests of the prefetching chapter 08 adds to
+ * the hash table (steps/08-fast-path/dict.c): dict_prefetch_bucket() and
+ * dict_prefetch_entry(), which the look-ahead calls for the keys a batch of
+ * clients is about to look up. They only warm the CPU's caches, so what is
+ * tested is that they change nothing and are safe in every state of the
+ * table. The rest of the table is tested in tests/02-get-set/unit_dict.c
+ * and the chapters after it. */
+#include "dict.h"
+#include "../helpers/dict_keys.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+/* ============================ Helpers ============================ */
+
+static void require_value(const dict_entry *de, size_t i, const char *when) {
+    if (de == NULL)
+        ck_abort_msg("%s: key:%zu expected with value %p, got no entry", when, i, val_for(i));
+    if (de->val != val_for(i))
+        ck_abort_msg("%s: key:%zu expected with value %p, got value %p", when, i, val_for(i),
+                     de->val);
+}
+
+/* Keys [from, to), each new, with its value. */
+static void add_keys(dict *d, size_t from, size_t to) {
+    char key[32];
+    for (size_t i = from; i < to; i++) {
+        int existed = -1;
+        dict_entry *de = dict_add_or_find(d, key, make_key(key, i), &existed);
+        if (existed != 0)
+            ck_abort_msg("adding key:%zu: expected a new key, got existed=%d", i, existed);
+        de->val = val_for(i);
+    }
+}
+
+/* ============================ Prefetching ============================ */
+
+/* splitmix64: a small, fixed-seed PRNG for hashes no key has. */
+static uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The entries in the order a safe iterator returns them: table by table,
+ * bucket by bucket, along each chain. Two equal layouts mean no entry was
+ * added, removed or moved (by a rehash step or otherwise). Returns how
+ * many entries were written to out (at most cap). */
+static size_t entry_layout(dict *d, dict_entry **out, size_t cap) {
+    dict_iter it;
+    dict_iter_init(&it, d);
+    size_t n = 0;
+    for (dict_entry *de; (de = dict_iter_next(&it)) != NULL && n < cap;)
+        out[n++] = de;
+    dict_iter_release(&it);
+    return n;
+}
+
+/* Prefetch the bucket and then the first entry for many hashes: those of
+ * keys [0, keys) (present and absent alike) and as many random ones, whose
+ * buckets are as likely to be empty as not. */
+static void prefetch_many(const dict *d, size_t keys) {
+    char key[32];
+    uint64_t rng = 7;
+    for (size_t i = 0; i < keys; i++) {
+        uint64_t hash = dict_hash(key, make_key(key, i));
+        dict_prefetch_bucket(d, hash);
+        dict_prefetch_entry(d, hash);
+        hash = splitmix64(&rng);
+        dict_prefetch_bucket(d, hash);
+        dict_prefetch_entry(d, hash);
+    }
+    dict_prefetch_bucket(d, 0);
+    dict_prefetch_entry(d, 0);
+    dict_prefetch_bucket(d, UINT64_MAX);
+    dict_prefetch_entry(d, UINT64_MAX);
+}
+
+/* Prefetch the hashes of the dict's keys [0, n), of n + 100 absent keys and
+ * of as many random values, then check that nothing changed: size, buckets,
+ * memory (mem_used()), rehashing state and the place of every entry; and
+ * that afterwards (lookups may step the rehash) every key is found with its
+ * value and the absent ones are not. */
+static void check_prefetch_changes_nothing(dict *d, size_t n) {
+    size_t size = dict_size(d), buckets = dict_bucket_count(d);
+    int rehashing = dict_is_rehashing(d);
+    dict_entry **before = malloc((n + 1) * sizeof(*before));
+    dict_entry **after = malloc((n + 1) * sizeof(*after));
+    size_t entries = entry_layout(d, before, n + 1);
+    ck_assert_uint_eq(entries, n);
+    size_t memory = mem_used();
+
+    prefetch_many(d, 2 * n + 100);
+
+    ck_assert_uint_eq(mem_used(), memory);
+    ck_assert_uint_eq(dict_size(d), size);
+    ck_assert_uint_eq(dict_bucket_count(d), buckets);
+    ck_assert_int_eq(dict_is_rehashing(d), rehashing); /* no rehash step either */
+    ck_assert_uint_eq(entry_layout(d, after, n + 1), entries);
+    for (size_t i = 0; i < entries; i++)
+        if (before[i] != after[i])
+            ck_abort_msg("entry %zu of the layout: expected %p, got %p after prefetching", i,
+                         (void *)before[i], (void *)after[i]);
+    for (size_t i = 0; i < n; i++)
+        require_value(find_key(d, i), i, "find after prefetching");
+    for (size_t i = n; i < 2 * n + 100; i++)
+        require_absent(find_key(d, i), i, "absent key after prefetching");
+    ck_assert_uint_eq(dict_size(d), size);
+    free(before);
+    free(after);
+}
+
+/* dict_prefetch_bucket() and dict_prefetch_entry() only warm the cache: they
+ * must change nothing and be safe whatever state the dict is in. An empty
+ * dict has only NULL buckets; mid-rehash, both tables are live and the
+ * buckets of table[0] below the rehash index are already NULL, so a version
+ * that looked only at table[0], or followed a NULL head, or did a rehash
+ * step, is caught here (the crash or the changed layout). */
+START_TEST(test_prefetch_changes_nothing) {
+    dict *d = dict_create(0);
+    check_prefetch_changes_nothing(d, 0); /* empty */
+
+    add_keys(d, 0, 1000);
+    finish_rehashing(d);
+    check_prefetch_changes_nothing(d, 1000); /* one table */
+
+    /* 4096 keys in 4096 buckets; the next add starts a grow, and some finds
+     * move part of table[0] over, so both tables hold entries. */
+    add_keys(d, 1000, 4096);
+    finish_rehashing(d);
+    add_keys(d, 4096, 4097);
+    for (size_t i = 0; i < 1000; i++)
+        find_key(d, i);
+    ck_assert_int_eq(dict_is_rehashing(d), 1);
+    check_prefetch_changes_nothing(d, 4097);
+    dict_free(d, NULL);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("08-fast-path: dict prefetch");
+    TCase *tc = tcase_create("prefetch");
+    tcase_add_checked_fixture(tc, use_test_seed, NULL);
+    tcase_add_test(tc, test_prefetch_changes_nothing);
+    suite_add_tcase(s, tc);
+    SRunner *runner = srunner_create(s);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
