@@ -31,16 +31,13 @@ if ! command -v emcc >/dev/null 2>&1; then
 fi
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 
-# The fast path (FASTPATH) is left out of the page's server: there is no CPU
-# cache to warm in a page, and one switch here is the only place it is named.
-SWITCHES="-DFASTPATH=0"
 # Step 07's DIGEST uses xxHash: its header alone, every function inline, so
 # the module needs no library (the header is the one Debian's libxxhash-dev
 # installs; only it is put on the include path).
 XXH_DIR="$ROOT/build/play-include"
 mkdir -p "$XXH_DIR"
 [ -f /usr/include/xxhash.h ] && ln -sf /usr/include/xxhash.h "$XXH_DIR/xxhash.h"
-CFLAGS="-std=c11 -O2 -Wall -Wextra $SWITCHES -DXXH_INLINE_ALL -I$XXH_DIR"
+CFLAGS="-std=c11 -O2 -Wall -Wextra -DXXH_INLINE_ALL -I$XXH_DIR"
 EXPORTS='["_play_start","_play_send","_play_reply","_play_closed","_play_advance","_play_now","_play_inspect","_malloc","_free"]'
 LDFLAGS=(-sSINGLE_FILE=1 -sMODULARIZE=1 -sEXPORT_NAME=RedisPlaygroundModule -sALLOW_MEMORY_GROWTH=1
   "-sENVIRONMENT=web,worker,node" "-sEXPORTED_FUNCTIONS=$EXPORTS"
