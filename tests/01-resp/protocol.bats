@@ -29,11 +29,11 @@ expect_protocol_error() {
 }
 
 @test "01-4 inline quoting follows Redis: escapes in double quotes, \\' in single quotes" {
-  send_raw 'ECHO "a b\\x41\\n"\r\n' --expect 10
+  send_raw 'ECHO "a b\\x41\\n"\r\n' --expect 11
   expect_bytes '$5\r\na bA\n\r\n'
-  send_raw "ECHO 'it\\\\'s'\\r\\n" --expect 9
+  send_raw "ECHO 'it\\\\'s'\\r\\n" --expect 10
   expect_bytes "\$4\r\nit's\r\n"
-  send_raw 'ECHO ab"c d"\r\n' --expect 10
+  send_raw 'ECHO ab"c d"\r\n' --expect 11
   expect_bytes '$5\r\nabc d\r\n'
 }
 
@@ -54,7 +54,7 @@ expect_protocol_error() {
 }
 
 @test "01-5 a request sent one byte at a time parses as when whole" {
-  send_raw '*2\r\n$4\r\nECHO\r\n$11\r\nhello world\r\nPING\r\n*1\r\n$4\r\nPING\r\n' --bytewise --expect 27
+  send_raw '*2\r\n$4\r\nECHO\r\n$11\r\nhello world\r\nPING\r\n*1\r\n$4\r\nPING\r\n' --bytewise --expect 32
   expect_bytes '$11\r\nhello world\r\n+PONG\r\n+PONG\r\n'
 }
 
