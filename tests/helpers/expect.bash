@@ -36,7 +36,7 @@
 #   expect_num WHAT GOT OP NUMBER  ... compares as a number (-lt -le -eq -ge -gt -ne)
 #   expect_true WHAT CMD...        CMD succeeds; WHAT says what it checks
 
-# shellcheck disable=SC2015 # the checks' `! ran_out && TEST || fail_exchange`
+# shellcheck disable=SC2015 # a check's `[ no record ] && TEST || fail_exchange`
 # fails when either part does not hold, as meant
 
 # ==== Every exchange ends ====
