@@ -25,7 +25,7 @@ cd "$(dirname "$0")/../.." || exit 2
 
 . tests/helpers/tap.sh # ok, not_ok, skip, check, diag; counts in n, failed
 # verdict OUTPUT: the grader's last word ("Stage 01-2 failed: ...", "chapter
-# 01: all 6 stages passed ..."), or the output's last line.
+# 01: all 9 stages passed ..."), or the output's last line.
 verdict() {
   grep -E '^(Stage [0-9]+-[0-9]+ failed|chapter [0-9]+: all)' <<<"$1" | head -1 | grep . || tail -1 <<<"$1"
 }
