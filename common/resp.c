@@ -77,6 +77,17 @@ static size_t find_line_end(request_parser *p, const char *buf, size_t len, size
 
 /* ==== Multibulk: *<count>\r\n then <count> times $<len>\r\n<bytes>\r\n ==== */
 
+/* Parse the count line, "*<count>\r\n", at p->pos. Two results share
+ * PARSE_INCOMPLETE, and p->in_multibulk tells them apart:
+ *   PARSE_INCOMPLETE, in_multibulk still 0: the line has not all arrived;
+ *     nothing is consumed, and the caller waits for the next read;
+ *   PARSE_INCOMPLETE, in_multibulk now 1: the header parsed, keep going:
+ *     p->expected holds the count, p->argc is 0 and p->pos is past the line,
+ *     and the caller goes on to the arguments at once;
+ *   PARSE_NOTHING: *0 or a negative count, no command (Redis answers
+ *     nothing); p->pos is past the line;
+ *   PARSE_ERROR: not a number, above INT_MAX, or a line over 64 KB with no
+ *     CR yet; p->error says which. */
 static parse_status parse_count_line(request_parser *p, const char *buf, size_t len) {
     parse_status st;
     size_t cr = find_line_end(p, buf, len, p->pos + 1, "too big mbulk count string", &st);

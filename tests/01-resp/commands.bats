@@ -8,22 +8,22 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-@test "01-2 PING answers PONG" {
+@test "01-4 PING answers PONG" {
   send ping
   expect_reply "PONG"
 }
 
-@test "01-2 PING with a message echoes it" {
+@test "01-4 PING with a message echoes it" {
   send ping "hello world"
   expect_reply "hello world"
 }
 
-@test "01-5 PING with two arguments is an arity error" {
+@test "01-7 PING with two arguments is an arity error" {
   send ping a b
   expect_reply "ERR wrong number of arguments for 'ping' command"
 }
 
-@test "01-2 ECHO returns its argument, binary safe" {
+@test "01-4 ECHO returns its argument, binary safe" {
   send echo "a b c"
   expect_reply "a b c"
   send_as "ECHO with x CR LF y NUL z (redis-cli -x), reply shown by od -c" \
@@ -31,40 +31,40 @@ teardown_file() { stop_server; }
   expect_reply " x \r \n y \0 z \n"
 }
 
-@test "01-5 ECHO needs exactly one argument" {
+@test "01-7 ECHO needs exactly one argument" {
   send echo
   expect_reply "ERR wrong number of arguments for 'echo' command"
   send echo a b
   expect_reply "ERR wrong number of arguments for 'echo' command"
 }
 
-@test "01-2 command names are case-insensitive" {
+@test "01-4 command names are case-insensitive" {
   send pInG
   expect_reply "PONG"
   send EcHo hi
   expect_reply "hi"
 }
 
-@test "01-5 an unknown command gets Redis's error, arguments quoted" {
+@test "01-7 an unknown command gets Redis's error, arguments quoted" {
   send foo bar baz
   expect_reply "ERR unknown command 'foo', with args beginning with: 'bar' 'baz' "
   send nosuchcommand
   expect_reply "ERR unknown command 'nosuchcommand', with args beginning with: "
 }
 
-@test "01-5 the unknown-command error stops quoting arguments at 128 characters" {
+@test "01-7 the unknown-command error stops quoting arguments at 128 characters" {
   long=$(printf 'a%.0s' $(seq 1 100))
   send foo "$long" "$long" "$long"
   expect_reply "ERR unknown command 'foo', with args beginning with: '$long' '${long:0:25}' "
 }
 
-@test "01-2 QUIT answers OK and closes the connection" {
+@test "01-4 QUIT answers OK and closes the connection" {
   send_raw 'QUIT\r\nPING\r\n' --close-expected
   expect_status 0
   expect_bytes '+OK\r\n'
 }
 
-@test "01-5 COMMAND COUNT, COMMAND DOCS and COMMAND INFO answer without an error" {
+@test "01-8 COMMAND COUNT, COMMAND DOCS and COMMAND INFO answer without an error" {
   send command count
   expect_regex '^[0-9]+$'
   expect_num "COMMAND COUNT" "$output" -ge 5
@@ -76,7 +76,7 @@ teardown_file() { stop_server; }
   expect_reply "ERR unknown subcommand 'nosuch'. Try COMMAND HELP."
 }
 
-@test "01-3 redis-benchmark completes PING_INLINE and PING_MBULK" {
+@test "01-5 redis-benchmark completes PING_INLINE and PING_MBULK" {
   # The full run in this step's own suite; a shorter one when a later step
   # replays this suite, or under valgrind.
   n=100000
@@ -90,7 +90,7 @@ teardown_file() { stop_server; }
   expect_no_match "*rror*"
 }
 
-@test "01-6 a second server on a taken port exits with a non-zero status" {
+@test "01-9 a second server on a taken port exits with a non-zero status" {
   if is_reference; then
     send_as "a second server on port $PORT" "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no
   else
@@ -101,13 +101,13 @@ teardown_file() { stop_server; }
   expect_reply "PONG"
 }
 
-@test "01-6 the server says which step it is and where it listens when ready" {
+@test "01-9 the server says which step it is and where it listens when ready" {
   own_promise "start-up line format"
   send_as "(the server's start-up output, in $SERVER_LOG)" cat "$SERVER_LOG"
   expect_match "*ready to accept connections on 127.0.0.1:$PORT*"
 }
 
-@test "01-6 --help explains the flags" {
+@test "01-9 --help explains the flags" {
   own_promise "this project's flags"
   send_as "$(basename "$SERVER") --help" "$SERVER" --help
   expect_status 0
@@ -115,7 +115,7 @@ teardown_file() { stop_server; }
   expect_match "*--bind*"
 }
 
-@test "01-5 CONFIG GET answers what redis-benchmark asks for at start-up" {
+@test "01-8 CONFIG GET answers what redis-benchmark asks for at start-up" {
   send config get appendonly
   expect_reply "$(printf 'appendonly\nno')"
   send config get save

@@ -14,41 +14,41 @@ used_memory() {
   tr -d '\r' <<<"$1" | sed -n 's/^used_memory://p'
 }
 
-@test "02-2 SET answers OK and GET returns the value" {
+@test "02-4 SET answers OK and GET returns the value" {
   send set "$(key)" hello
   expect_reply "OK"
   send get "$(key)"
   expect_reply "hello"
 }
 
-@test "02-2 GET of a missing key is nil" {
+@test "02-4 GET of a missing key is nil" {
   send_typed get "$(key never-set)"
   expect_reply "(nil)"
   send_raw "GET $(key never-set)\r\n" --expect 5
   expect_bytes '$-1\r\n'
 }
 
-@test "02-3 SET overwrites, and the last value wins" {
+@test "02-5 SET overwrites, and the last value wins" {
   rcli set "$(key)" one >/dev/null
   rcli set "$(key)" two >/dev/null
   send get "$(key)"
   expect_reply "two"
 }
 
-@test "02-2 an empty value is a value, not a missing key" {
+@test "02-4 an empty value is a value, not a missing key" {
   rcli set "$(key)" "" >/dev/null
   send_raw "GET $(key)\r\n" --expect 6
   expect_bytes '$0\r\n\r\n'
 }
 
-@test "02-2 keys and values are binary safe: CR, LF and NUL inside" {
+@test "02-4 keys and values are binary safe: CR, LF and NUL inside" {
   printf 'v\r\n\0x' | rcli -x set "$(printf 'k\r\n\001')$(key)" >/dev/null
   send_as "GET \"k\\r\\n\\x01$(key)\" after SET of it to v CR LF NUL x (redis-cli -x), reply shown by od -c" \
     bash -c "redis-cli -p $PORT get \"\$(printf 'k\r\n\001')$(key)\" | od -An -c | tr -s ' '"
   expect_reply " v \r \n \0 x \n"
 }
 
-@test "02-2 a 10 MB value round-trips byte for byte" {
+@test "02-4 a 10 MB value round-trips byte for byte" {
   f="$BATS_TEST_TMPDIR/big"
   head -c 10485760 /dev/urandom >"$f"
   send_as "redis-cli -x SET $(key) with 10 MB of random bytes on stdin" \
@@ -59,7 +59,7 @@ used_memory() {
   expect_status 0
 }
 
-@test "02-4 SET with an option this step does not know is a syntax error, and changes nothing" {
+@test "02-6 SET with an option this step does not know is a syntax error, and changes nothing" {
   rcli set "$(key)" before >/dev/null
   send set "$(key)" after foo
   expect_reply "ERR syntax error"
@@ -67,7 +67,7 @@ used_memory() {
   expect_reply "before"
 }
 
-@test "02-4 GET and SET check their arity" {
+@test "02-6 GET and SET check their arity" {
   send get
   expect_reply "ERR wrong number of arguments for 'get' command"
   send get a b
@@ -78,7 +78,7 @@ used_memory() {
   expect_reply "ERR wrong number of arguments for 'dbsize' command"
 }
 
-@test "02-3 DBSIZE counts new keys once and overwrites not at all" {
+@test "02-5 DBSIZE counts new keys once and overwrites not at all" {
   before=$(rcli dbsize)
   rcli set "$(key a)" 1 >/dev/null
   rcli set "$(key b)" 2 >/dev/null
@@ -87,7 +87,7 @@ used_memory() {
   expect_num "DBSIZE after two new keys and one overwrite, from $before" "$output" -eq $((before + 2))
 }
 
-@test "02-3 overwriting frees the old value: used_memory does not grow with rewrites" {
+@test "02-5 overwriting frees the old value: used_memory does not grow with rewrites" {
   head -c 1000000 /dev/zero | tr '\0' 'x' >"$BATS_TEST_TMPDIR/mb"
   rcli -x set "$(key)" <"$BATS_TEST_TMPDIR/mb" >/dev/null
   send info memory
@@ -101,7 +101,7 @@ used_memory() {
     $((after - before)) -lt 500000
 }
 
-@test "02-3 INFO keyspace reports db0 in Redis's format" {
+@test "02-5 INFO keyspace reports db0 in Redis's format" {
   rcli set "$(key)" v >/dev/null
   n=$(rcli dbsize)
   send_as "redis-cli INFO keyspace (CRs removed), with DBSIZE $n" \
@@ -110,7 +110,7 @@ used_memory() {
   expect_match "*db0:keys=$n,expires=0,avg_ttl=0*"
 }
 
-@test "02-3 FLUSHALL and FLUSHDB remove every key" {
+@test "02-5 FLUSHALL and FLUSHDB remove every key" {
   rcli set "$(key)" v >/dev/null
   send flushall
   expect_reply "OK"
@@ -125,7 +125,7 @@ used_memory() {
   expect_reply "ERR syntax error"
 }
 
-@test "02-5 a million keys load through a pipe, and DBSIZE says a million" {
+@test "02-7 a million keys load through a pipe, and DBSIZE says a million" {
   n=1000000
   # Under valgrind, load the full million only in this step's own run.
   [ -n "${VALGRIND:-}" ] && [ "${SUITE_IS_SERVER_STEP:-1}" != 1 ] && n=20000
@@ -139,7 +139,7 @@ used_memory() {
   expect_reply "v"
 }
 
-@test "02-5 redis-benchmark SET and GET over a million random keys complete without error" {
+@test "02-7 redis-benchmark SET and GET over a million random keys complete without error" {
   # The full run in this step's own suite; a shorter one when a later step
   # replays this suite, or under valgrind.
   n=200000

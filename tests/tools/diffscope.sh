@@ -9,9 +9,11 @@
 # The file check. Every chapter docs/NN-name.md (NN >= 02) has one line
 #   **Files this chapter changes:** `main.c`, `keyspace.c`, ...
 # naming the files of steps/NN-name that differ from steps/NN-1 (added,
-# removed or changed). This check fails when a neighbour diff touches a file
-# the chapter does not list (unrelated churn between steps), or when the
-# chapter lists a file the diff does not touch (a chapter out of date).
+# removed or changed), a new file marked `name.c` (new) and a removed one
+# `name.c` (removed). This check fails when a neighbour diff touches a file
+# the chapter does not list (unrelated churn between steps), when the
+# chapter lists a file the diff does not touch (a chapter out of date), or
+# when a mark is missing or wrong.
 # Prints one line per chapter.
 #
 # The hunk check (--hunks) looks inside every file present in both steps of
@@ -76,8 +78,9 @@ for dir in steps/*/; do
   if [ -z "$prev" ]; then prev=$step; continue; fi
   doc="docs/$step.md"
   changed=$( { cd steps && diff -qr "$prev" "$step" 2>&1; } |
-    sed -E "s#^Files $prev/([^ ]+) and $step/[^ ]+ differ#\1#; s#^Only in $prev: (.*)#\1#; s#^Only in $step: (.*)#\1#" | sort -u)
-  listed=$(grep -m1 '^\*\*Files this chapter changes:\*\*' "$doc" 2>/dev/null | grep -o '`[^` ]*`' | tr -d '`' | sort -u)
+    sed -E "s#^Files $prev/([^ ]+) and $step/[^ ]+ differ#\1#; s#^Only in $prev: (.*)#\1 (removed)#; s#^Only in $step: (.*)#\1 (new)#" | sort -u)
+  listed=$(grep -m1 '^\*\*Files this chapter changes:\*\*' "$doc" 2>/dev/null |
+    grep -oE '`[^` ]*`( \((new|removed)\))?' | tr -d '`' | sort -u)
   if [ -z "$listed" ]; then
     echo "$doc: no '**Files this chapter changes:**' line"
     status=1

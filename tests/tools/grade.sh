@@ -34,14 +34,16 @@ echo "grading chapter $num with $SERVER"
 
 # Check prints "100%: Checks: 7, Failures: 0, Errors: 0" and, per failure,
 # "file.c:LINE:F:suite:test:0: message".
+# A unit named NAME:CASE is one test case of NAME, run alone (CK_RUN_CASE).
 run_unit() {
-  local bin=$UNIT_DIR/$1 out
+  local bin=$UNIT_DIR/${1%%:*} case="" out
+  [[ "$1" == *:* ]] && case=${1#*:}
   if [ ! -x "$bin" ]; then
     echo "  unit tests $1: not built ($bin)"
     checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
     return 1
   fi
-  out=$("$bin" 2>&1)
+  out=$(if [ -n "$case" ]; then CK_RUN_CASE=$case "$bin"; else "$bin"; fi 2>&1)
   local status=$? line bad
   line=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' <<<"$out" | tail -1)
   checks=$((checks + $(sed -nE 's/.*Checks: ([0-9]+).*/\1/p' <<<"$line")))
@@ -105,7 +107,8 @@ while IFS=$'\x1f' read -r id what section anchor units files; do
   checks=0 failed_checks=0
   printf 'stage %s: %s\n' "$id" "$what"
   ok=1
-  for u in $units; do run_unit "$u" || ok=0; done
+  IFS=, read -ra unit_list <<<"$units"
+  for u in "${unit_list[@]}"; do run_unit "$u" || ok=0; done
   if [ "$ok" = 1 ] && [ -n "$files" ]; then
     # shellcheck disable=SC2086 # files is a list of paths without spaces
     if [ -n "$section" ]; then

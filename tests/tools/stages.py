@@ -16,6 +16,10 @@ tests/NN-name/stages and from the names of the tests in tests/NN-name/*.bats.
 A stage's checks are the unit tests it names (their START_TEST functions) and
 the tests whose names start with its id ("01-3 pipelined ..."). After the
 chapter's own stages comes one more: the suites of every earlier chapter.
+Unit tests are named by their binary, comma-separated: test_resp (from
+tests/unit/test_resp.c), 02-get-set/unit_dict (tests/02-get-set/unit_dict.c),
+and, for one test case of it (a tcase_create() group; grade.sh runs it alone
+with Check's CK_RUN_CASE), 02-get-set/unit_dict:rehash.
 """
 import pathlib
 import re
@@ -53,12 +57,24 @@ def anchor(heading):
 
 def unit_source(unit):
     """build/unit/test_resp <- tests/unit/test_resp.c; NN-name/unit_x <- tests/NN-name/unit_x.c"""
+    unit = unit.split(":")[0]
     return ROOT / "tests" / (unit + ".c" if "/" in unit else "unit/%s.c" % unit)
+
+
+def unit_case(unit):
+    """The test case a unit names after ':', or None for all of them."""
+    return unit.split(":", 1)[1] if ":" in unit else None
 
 
 def unit_checks(unit):
     src = unit_source(unit).read_text()
-    return [n.replace("_", " ") for n in re.findall(r"START_TEST\((\w+)\)", src)]
+    case = unit_case(unit)
+    if case is None:
+        names = re.findall(r"START_TEST\((\w+)\)", src)
+    else:
+        var = re.search(r"TCase \*(\w+) = tcase_create\(\"%s\"\)" % re.escape(case), src)
+        names = re.findall(r"tcase_add_test\(%s, (\w+)\)" % var.group(1), src) if var else []
+    return [n.replace("_", " ") for n in names]
 
 
 def bats_tests(step):
@@ -79,7 +95,8 @@ def read_stages(step):
         if len(fields) != 4:
             sys.exit("%s: want 4 fields separated by |, got: %s" % (path, line))
         sid, what, section, units = fields
-        stage = {"id": sid, "what": what, "section": section, "units": units.split(),
+        stage = {"id": sid, "what": what, "section": section,
+                 "units": [u.strip() for u in units.split(",") if u.strip()],
                  "tests": [], "files": []}
         for f, name in bats_tests(step):
             if name.startswith(sid + " "):
@@ -120,7 +137,7 @@ def plan(step):
     for st in read_stages(step):
         files = " ".join(str(f.relative_to(ROOT)) for f in st["files"])
         print("\x1f".join([st["id"], st["what"], st["section"], anchor(st["section"]) if st["section"] else "",
-                         " ".join(st["units"]), files]))
+                         ",".join(st["units"]), files]))
 
 
 def markdown(step):
@@ -133,8 +150,9 @@ def markdown(step):
         where = " ([%s](#%s))" % (st["section"], anchor(st["section"])) if st["section"] else ""
         out.append("- **%s** %s%s" % (st["id"], st["what"], where))
         for unit in st["units"]:
-            out.append("  - unit tests in `%s`: %s" % (unit_source(unit).relative_to(ROOT),
-                                                       ", ".join(unit_checks(unit))))
+            case = ' (test case "%s")' % unit_case(unit) if unit_case(unit) else ""
+            out.append("  - unit tests in `%s`%s: %s" % (unit_source(unit).relative_to(ROOT), case,
+                                                         ", ".join(unit_checks(unit))))
         for name in st["tests"]:
             out.append("  - %s" % name.replace("*", r"\*"))
     return "\n".join(out) + "\n"
@@ -175,6 +193,9 @@ def check():
             for unit in st["units"]:
                 if not unit_source(unit).exists():
                     problems.append("stage %s: no %s" % (st["id"], unit_source(unit).relative_to(ROOT)))
+                elif not unit_checks(unit):
+                    problems.append('stage %s: %s has no test case "%s" with tests'
+                                    % (st["id"], unit_source(unit).relative_to(ROOT), unit_case(unit)))
         parts = split_doc(text)
         if parts is None:
             problems.append('%s has no "%s" section' % (doc.relative_to(ROOT), HEADING))

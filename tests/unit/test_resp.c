@@ -34,8 +34,10 @@ static void trace_command(const request_parser *p, char *trace, size_t cap) {
 
 /* Parse everything in `input`, delivered in two pieces split at `split`, and
  * append a readable trace of the commands and errors to `trace`:
- * "[ECHO|hi]" per command, "!message" for an error. Drives the parser as
- * the server does: parse what is there, consume what was used, read more. */
+ * "[ECHO|hi]" per command, "!message" for the protocol error that ends
+ * parsing (the "!" tells an error from a command's arguments). Drives the
+ * parser as the server does: parse what is there, consume what was used,
+ * read more. */
 static void parse_split(const char *input, size_t len, size_t split, char *trace, size_t cap) {
     request_parser p;
     parser_init(&p);
@@ -82,6 +84,11 @@ static void show_bytes(const char *input, size_t len, char *out, size_t cap) {
     }
 }
 
+/* Printed under a failure, so that the traces need no explaining elsewhere. */
+#define TRACE_LEGEND                                                                               \
+    "            (the parser's output, as a trace: [ARG|ARG] for each command,\n"                  \
+    "             ! before the text of the protocol error that ended parsing, nothing for none)"
+
 /* Does every split of input give the expected trace? If not, write what was
  * sent, expected and received to `why`. */
 static int all_splits_give(const char *input, size_t len, const char *expected, char *why,
@@ -93,12 +100,17 @@ static int all_splits_give(const char *input, size_t len, const char *expected, 
         show_bytes(input, len, sent, sizeof(sent));
         snprintf(why, cap,
                  "\n  sent:     %s\n            (in two reads, split after byte %zu)"
-                 "\n  expected: %s\n  received: %s",
-                 sent, split, expected, trace);
+                 "\n  expected: %s\n  received: %s\n%s",
+                 sent, split, expected, trace, TRACE_LEGEND);
         return 0;
     }
     return 1;
 }
+
+/* CHECK_TRACE(trace, expected): the trace of one parse is the expected one. */
+#define CHECK_TRACE(trace, expected)                                                               \
+    ck_assert_msg(strcmp(trace, expected) == 0, "\n  expected: %s\n  received: %s\n%s", expected,  \
+                  trace, TRACE_LEGEND)
 
 /* A macro, so that a failure names the line of the check, not of the helper. */
 #define CHECK_ALL_SPLITS(lit, expected)                                                            \
@@ -156,19 +168,19 @@ START_TEST(length_limits) {
     char *big = malloc(n + 16);
     memset(big, 'a', n);
     parse_split(big, n, n / 2, trace, sizeof(trace));
-    ck_assert_str_eq(trace, "!Protocol error: too big inline request");
+    CHECK_TRACE(trace, "!Protocol error: too big inline request");
     big[0] = '*';
     memset(big + 1, '1', n - 1);
     parse_split(big, n, 1, trace, sizeof(trace));
-    ck_assert_str_eq(trace, "!Protocol error: too big mbulk count string");
+    CHECK_TRACE(trace, "!Protocol error: too big mbulk count string");
     memcpy(big, "*1\r\n$", 5);
     parse_split(big, n, 7, trace, sizeof(trace));
-    ck_assert_str_eq(trace, "!Protocol error: too big bulk count string");
+    CHECK_TRACE(trace, "!Protocol error: too big bulk count string");
     /* Exactly 512 MB is allowed as a length: the header parses, and the
      * parser waits for the payload without allocating it. */
     const char *max = "*1\r\n$536870912\r\nabc";
     parse_split(max, strlen(max), 3, trace, sizeof(trace));
-    ck_assert_str_eq(trace, "");
+    CHECK_TRACE(trace, "");
     free(big);
 }
 END_TEST

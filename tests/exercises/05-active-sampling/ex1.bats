@@ -58,7 +58,7 @@ PY
 }
 
 @test "CONFIG GET hz answers hz and 10, an array in RESP2 and a map in RESP3" {
-  send_multibulk 25 CONFIG GET hz
+  send_multibulk 20 CONFIG GET hz
   expect_bytes '*2\r\n$2\r\nhz\r\n$2\r\n10\r\n'
   send_raw 'HELLO 3\r\nCONFIG GET hz\r\nQUIT\r\n' --close-expected
   expect_suffix "$(printf '%%1\r\n$2\r\nhz\r\n$2\r\n10\r\n+OK\r\n')"

@@ -28,7 +28,7 @@ expect_config() {
 stat() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 
 @test "CONFIG GET expire-budget-keys answers 1000, an array in RESP2 and a map in RESP3" {
-  send_multibulk 48 CONFIG GET expire-budget-keys
+  send_multibulk 39 CONFIG GET expire-budget-keys
   expect_bytes '*2\r\n$18\r\nexpire-budget-keys\r\n$4\r\n1000\r\n'
   send_raw 'HELLO 3\r\nCONFIG GET expire-budget-keys\r\nQUIT\r\n' --close-expected
   expect_suffix "$(printf '%%1\r\n$18\r\nexpire-budget-keys\r\n$4\r\n1000\r\n+OK\r\n')"
@@ -85,7 +85,7 @@ stat() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 @test "one CONFIG GET names several parameters, and CONFIG GET still answers the start-up ones" {
   send config get expire-budget-keys appendonly save nosuch expire-budget-keys
   expect_eq "the name=value pairs, sorted" "$(paste -d= - - <<<"$output" | sort | tr '\n' ' ')" "appendonly=no expire-budget-keys=1000 save= "
-  send_multibulk 15 CONFIG GET databases
+  send_multibulk 26 CONFIG GET databases
   expect_bytes '*2\r\n$9\r\ndatabases\r\n$1\r\n1\r\n'
 }
 
