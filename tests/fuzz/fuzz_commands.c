@@ -61,6 +61,10 @@
 #include STEP_MAIN_C
 #undef main
 
+/* The walk over every key that check_keyspace() makes: the tests' own, which
+ * compiles the step's dict.c in here (so run.sh does not link it again). */
+#include "tests/helpers/dict_iter.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* dict_keys.h -- helpers the hash table's unit tests share (tests/NN-name/
- * unit_dict*.c), each of which links its own step's dict.c: keys named
- * "key:<i>", values i + 1 stored in the pointer, and checks that say what
+ * unit_dict*.c and the tests of the modules built on the table), each of
+ * which links its own step's dict.c: keys named "key:<i>", values i + 1
+ * stored in the pointer, insertion of new keys, and checks that say what
  * was expected and what came back. Static inline, so a test that uses only
  * some of them compiles without warnings. */
 #ifndef DICT_KEYS_H
@@ -52,15 +53,27 @@ static inline dict_entry *find_key(dict *d, size_t i) {
     return dict_find(d, key, len);
 }
 
-static inline void delete_key(dict *d, size_t i) {
+/* Insert a key that must be new, with value val: the new entry, or NULL
+ * (and nothing changed) when the key is already present. The server only
+ * needs dict_add_or_find(); the tests insert this way. */
+static inline dict_entry *dict_add(dict *d, const char *key, size_t len, void *val) {
+    int existed;
+    dict_entry *de = dict_add_or_find(d, key, len, &existed);
+    if (existed) return NULL;
+    de->val = val;
+    return de;
+}
+
+/* Add keys [from, to), each with val_for(i); each must be new. */
+static inline void add_keys(dict *d, size_t from, size_t to) {
     char key[32];
-    size_t len = make_key(key, i);
-    int found = -1;
-    void *val = dict_delete(d, key, len, &found);
-    if (found != 1 || val != val_for(i))
-        ck_abort_msg("dict_delete of present key:%zu: expected found=1 and value %p, got "
-                     "found=%d and value %p",
-                     i, val_for(i), found, val);
+    for (size_t i = from; i < to; i++) {
+        size_t len = make_key(key, i);
+        if (dict_add(d, key, len, val_for(i)) == NULL)
+            ck_abort_msg("dict_add of new key:%zu: expected a new entry, got NULL (refused as a "
+                         "duplicate)",
+                         i);
+    }
 }
 
 /* Do finds until any rehash in progress has finished. */
