@@ -515,11 +515,3 @@ void dict_free(dict *d, void (*free_val)(void *)) {
 size_t dict_size(const dict *d) {
     return d->table[0].used + d->table[1].used;
 }
-
-int dict_is_rehashing(const dict *d) {
-    return is_rehashing(d);
-}
-
-size_t dict_bucket_count(const dict *d) {
-    return d->table[0].size + d->table[1].size;
-}

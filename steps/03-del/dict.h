@@ -123,12 +123,4 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash);
 void dict_prefetch_entry(const dict *d, uint64_t hash);
 #endif
 
-/* ============================ Introspection ============================ */
-
-/* 1 while an incremental rehash is in progress, else 0. For tests. */
-int dict_is_rehashing(const dict *d);
-
-/* Buckets currently allocated, in both tables. For tests. */
-size_t dict_bucket_count(const dict *d);
-
 #endif

@@ -5,7 +5,7 @@
  * later chapters add have their own files: tests/03-del/unit_dict_delete.c,
  * tests/04-expiry-lazy/unit_dict_delete_entry.c and
  * tests/06-timewheel/unit_dict_metadata.c. The walk over every entry is the
- * tests' own (tests/helpers/dict_iter.h), which compiles dict.c in here.
+ * tests' own (tests/helpers/dict_inspect.h), which compiles dict.c in here.
  *
  * The tests aim at what would break a server quietly rather than loudly:
  * a key lost or duplicated in the middle of an incremental rehash, or a
@@ -15,7 +15,7 @@
  * Environment: DICT_TEST_KEYS overrides the size of the big test (default
  * 1,000,000), so that a run under valgrind can use fewer keys. */
 #include "dict.h"
-#include "../helpers/dict_iter.h"
+#include "../helpers/dict_inspect.h"
 #include "../helpers/dict_keys.h"
 
 #include <check.h>

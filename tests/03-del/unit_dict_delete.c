@@ -3,12 +3,12 @@
  * of a key, on binary keys, in the middle of a rehash and through the
  * shrinks that deletions start. The rest of the table is tested in
  * tests/02-get-set/unit_dict.c. The walk over every entry is the tests' own
- * (tests/helpers/dict_iter.h), which compiles dict.c in here.
+ * (tests/helpers/dict_inspect.h), which compiles dict.c in here.
  *
  * Environment: DICT_TEST_KEYS overrides the size of the big test (default
  * 1,000,000), so that a run under valgrind can use fewer keys. */
 #include "dict.h"
-#include "../helpers/dict_iter.h"
+#include "../helpers/dict_inspect.h"
 #include "../helpers/dict_keys.h"
 
 #include <check.h>

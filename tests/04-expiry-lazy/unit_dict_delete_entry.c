@@ -4,9 +4,9 @@
  * own, in the middle of a rehash, and entry after entry of a walk of both
  * tables. The rest of the table is tested in tests/02-get-set/unit_dict.c
  * and tests/03-del/unit_dict_delete.c. The walk is the tests' own
- * (tests/helpers/dict_iter.h), which compiles dict.c in here. */
+ * (tests/helpers/dict_inspect.h), which compiles dict.c in here. */
 #include "dict.h"
-#include "../helpers/dict_iter.h"
+#include "../helpers/dict_inspect.h"
 #include "../helpers/dict_keys.h"
 
 #include <check.h>

@@ -63,7 +63,7 @@
 
 /* The walk over every key that check_keyspace() makes: the tests' own, which
  * compiles the step's dict.c in here (so run.sh does not link it again). */
-#include "tests/helpers/dict_iter.h"
+#include "tests/helpers/dict_inspect.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* dict_keys.h -- helpers the hash table's unit tests share (tests/NN-name/
  * unit_dict*.c and the tests of the modules built on the table), each of
- * which links its own step's dict.c: keys named "key:<i>", values i + 1
- * stored in the pointer, insertion of new keys, and checks that say what
- * was expected and what came back. Static inline, so a test that uses only
- * some of them compiles without warnings. */
+ * which compiles its own step's dict.c in (dict_inspect.h): keys named
+ * "key:<i>", values i + 1 stored in the pointer, insertion of new keys, and
+ * checks that say what was expected and what came back. Static inline, so a
+ * test that uses only some of them compiles without warnings. */
 #ifndef DICT_KEYS_H
 #define DICT_KEYS_H
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dict.h"
+#include "dict_inspect.h" /* dict_is_rehashing(), for finish_rehashing() */
 
 /* The seed every test starts from, so runs are repeatable. */
 static const uint8_t TEST_SEED[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};

@@ -4,7 +4,7 @@
 # modules and link with that step's files except main.c, from an archive, so
 # that a test links only the files it uses: unit_timewheel.c needs
 # timewheel.o and nothing of the server. A test that walks a dict includes
-# the step's dict.c (tests/helpers/dict_iter.h), so the archive's dict.o is
+# the step's dict.c (tests/helpers/dict_inspect.h), so the archive's dict.o is
 # then never taken; only the test's own source is compiled (the others
 # among its prerequisites are the headers and files it includes).
 

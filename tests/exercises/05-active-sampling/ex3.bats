@@ -103,14 +103,14 @@ server_sources() {
   fi
 }
 
-# build_scan_test SRC OUT: unit_dict_scan.c with SRC's dict.c and the two
-# files of common/ it needs, as the Makefile builds a unit test.
+# build_scan_test SRC OUT: unit_dict_scan.c, which compiles SRC's dict.c in
+# (tests/helpers/dict_inspect.h), with the two files of common/ it needs.
 build_scan_test() {
   local root
   root=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
   # shellcheck disable=SC2046 # pkg-config prints a list of flags
   ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -I"$root/common" -I"$1" \
-    "$BATS_TEST_DIRNAME/unit_dict_scan.c" "$1/dict.c" "$root/common/alloc.c" "$root/common/panic.c" \
+    "$BATS_TEST_DIRNAME/unit_dict_scan.c" "$root/common/alloc.c" "$root/common/panic.c" \
     $(pkg-config --cflags --libs check) -o "$2" 2>&1
 }
 
@@ -118,7 +118,7 @@ build_scan_test() {
   if is_reference; then skip "a unit test of this project's dict.c, which redis-server does not have"; fi
   local src bin="$BATS_FILE_TMPDIR/unit_dict_scan"
   src=$(server_sources)
-  send_as "build tests/exercises/05-active-sampling/unit_dict_scan.c with $src/dict.c" \
+  send_as "build tests/exercises/05-active-sampling/unit_dict_scan.c with $src/dict.c compiled in" \
     build_scan_test "$src" "$bin"
   expect_status 0
   send_as "$bin (the unit test of dict_scan())" "$bin"

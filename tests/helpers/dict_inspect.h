@@ -1,6 +1,7 @@
-/* dict_iter.h -- a walk over every entry of a dict, for tests. No server
- * walks its whole table, so the walk lives here, with the tests that check a
- * table entry by entry.
+/* dict_inspect.h -- what the tests look at inside a dict: whether a rehash
+ * is under way, how many buckets there are, and a walk over every entry. No
+ * server needs any of it (they only find, add and delete), so it lives here,
+ * with the tests that check a table entry by entry and step by step.
  *
  * It reads the dict's private tables, so this header compiles the step's
  * dict.c into the test that includes it (found on the include path, as
@@ -14,12 +15,22 @@
  * start is returned exactly once, whatever rehash steps run meanwhile; the
  * caller may delete the entry just returned, but no other, and entries it
  * adds are not returned. */
-#ifndef DICT_ITER_H
-#define DICT_ITER_H
+#ifndef DICT_INSPECT_H
+#define DICT_INSPECT_H
 
 #include <stdlib.h>
 
 #include "dict.c"
+
+/* 1 while an incremental rehash is in progress, else 0. */
+static inline int dict_is_rehashing(const dict *d) {
+    return is_rehashing(d);
+}
+
+/* Buckets currently allocated, in both tables. */
+static inline size_t dict_bucket_count(const dict *d) {
+    return d->table[0].size + d->table[1].size;
+}
 
 typedef struct dict_iter {
     dict_entry **entries; /* the snapshot, in table order */
