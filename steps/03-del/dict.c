@@ -192,10 +192,6 @@ const char *dict_entry_key(const dict_entry *de) {
     return (const char *)de + sizeof(dict_entry);
 }
 
-size_t dict_entry_keylen(const dict_entry *de) {
-    return de->keylen;
-}
-
 /* The tag an entry keeps of its key's hash: the top bits, because the low
  * ones choose the bucket and so are the same all along a chain. */
 static uint16_t hash_tag(uint64_t hash) {

@@ -23,8 +23,8 @@
 /* ============================ Types ============================ */
 
 /* One key and its value. The struct is public so callers can read and write
- * `val` directly; the other fields are the dict's business and are read through
- * the accessors below.
+ * `val` and read `keylen` directly; the other fields are the dict's business,
+ * and the key bytes are read through dict_entry_key().
  *
  * An entry is ONE malloc'd block:
  *
@@ -66,11 +66,8 @@ uint64_t dict_hash(const char *key, size_t len);
 
 /* ============================ Entries ============================ */
 
-/* The key bytes of an entry (not NUL-terminated; see dict_entry_keylen()). */
+/* The key bytes of an entry: de->keylen of them, not NUL-terminated. */
 const char *dict_entry_key(const dict_entry *de);
-
-/* The key length in bytes. */
-size_t dict_entry_keylen(const dict_entry *de);
 
 /* ============================ The dict ============================ */
 

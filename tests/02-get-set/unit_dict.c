@@ -135,7 +135,7 @@ START_TEST(test_binary_keys) {
         dict_entry *de = dict_find(d, keys[i].bytes, keys[i].len);
         ck_assert_ptr_nonnull(de);
         ck_assert_ptr_eq(de->val, val_for(i));
-        ck_assert_uint_eq(dict_entry_keylen(de), keys[i].len);
+        ck_assert_uint_eq(de->keylen, keys[i].len);
         ck_assert_mem_eq(dict_entry_key(de), keys[i].bytes, keys[i].len);
     }
     /* The empty key may be passed as a NULL pointer with length 0. */

@@ -58,11 +58,10 @@ START_TEST(test_metadata) {
                                  "give the entry %p, got %p",
                                  meta, i, (void *)de, (void *)dict_entry_from_metadata(m));
                 memset(m, 0xff, meta);
-                if (dict_entry_keylen(de) != len || memcmp(dict_entry_key(de), key, len) != 0)
+                if (de->keylen != len || memcmp(dict_entry_key(de), key, len) != 0)
                     ck_abort_msg("%zu bytes: expected key \"%s\" intact after writing the "
                                  "metadata, got %zu bytes \"%.*s\"",
-                                 meta, key, dict_entry_keylen(de), (int)dict_entry_keylen(de),
-                                 dict_entry_key(de));
+                                 meta, key, de->keylen, (int)de->keylen, dict_entry_key(de));
             }
             if (round == 0)
                 for (size_t i = 0; i < 1000; i++)

@@ -31,7 +31,7 @@ static inline size_t make_key(char *buf, size_t i) {
 /* The i of a "key:<i>" key. */
 static inline size_t key_index(const dict_entry *de) {
     char buf[32];
-    size_t len = dict_entry_keylen(de);
+    size_t len = de->keylen;
     memcpy(buf, dict_entry_key(de), len);
     buf[len] = '\0';
     return (size_t)strtoull(buf + 4, NULL, 10);
