@@ -76,6 +76,13 @@ void info_memory_section(info_request *r) {
     info_field(r, "used_memory_human", "%s", human);
 }
 
+int info_stats_section(info_request *r, const net_server *s) {
+    if (!info_section(r, "stats", "Stats")) return 0;
+    info_field(r, "total_connections_received", "%llu", (unsigned long long)s->total_connections);
+    info_field(r, "total_commands_processed", "%llu", (unsigned long long)s->total_commands);
+    return 1;
+}
+
 void info_reply(client *c, info_request *r) {
     reply_verbatim(c, r->text.data ? r->text.data : "", r->text.len);
     buf_free(&r->text);

@@ -4,8 +4,8 @@
  * CRLF, in Redis's format, so a script that reads a real Redis's INFO reads
  * ours too. A step's INFO command asks, section by section, whether the
  * client wants it (info_section) and appends the lines (info_field). The
- * sections every step has are written here; a step adds its own sections,
- * and fields to these, after them. */
+ * sections every step has are written here; a step's modules add their own
+ * sections, and fields to these, after them. */
 #ifndef INFO_H
 #define INFO_H
 
@@ -33,11 +33,13 @@ typedef struct info_server_facts {
     int64_t start_ms; /* Unix ms at start */
 } info_server_facts;
 
-/* Each writes its section if it is requested. info_server_section() returns
- * 1 when it did, so the caller may add fields of its own to the section. */
+/* Each writes its section if it is requested. info_server_section() and
+ * info_stats_section() return 1 when they did, so the caller may add fields
+ * of its own to the section (a module's figures, after the network's). */
 int info_server_section(info_request *r, const info_server_facts *facts);
 void info_clients_section(info_request *r, const net_server *s);
 void info_memory_section(info_request *r);
+int info_stats_section(info_request *r, const net_server *s);
 
 /* Send the text built so far and free it. */
 void info_reply(client *c, info_request *r);

@@ -60,6 +60,7 @@ static void info_command(client *c, int argc, arg *argv) {
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
+    info_stats_section(&r, &server.net);
     info_reply(c, &r);
 }
 

@@ -19,9 +19,9 @@
  * is a power of two, so "hash modulo size" is the cheap "hash & (size - 1)".
  *
  * A dict owns two tables. Normally only table[0] is in use. When table[0]
- * gets too full (or too empty), table[1] is allocated at the new size and the
- * entries move over a bucket at a time, rehash_index marking how far the move
- * has got: buckets of table[0] below it are already empty. While this is
+ * needs another size, table[1] is allocated at that size and the entries
+ * move over a bucket at a time, rehash_index marking how far the move has
+ * got: buckets of table[0] below it are already empty. While this is
  * going on, lookups look in both tables and insertions go to table[1], so
  * table[0] only ever drains. When it is empty, table[1] becomes table[0].
  *
@@ -36,9 +36,8 @@ typedef struct dict_table {
 } dict_table;
 
 struct dict {
-    dict_table table[2];   /* [0] the main table, [1] the new table during a rehash */
-    size_t rehash_index;   /* buckets of table[0] below this one are already moved */
-    unsigned pause_rehash; /* walks of the table under way: rehash steps wait while > 0 */
+    dict_table table[2]; /* [0] the main table, [1] the new table during a rehash */
+    size_t rehash_index; /* buckets of table[0] below this one are already moved */
 };
 
 /* The smallest table we ever have, so a tiny dict does not resize on every
@@ -46,8 +45,8 @@ struct dict {
 static const size_t DICT_MIN_SIZE = 4;
 
 /* A rehash step moves at most one bucket and, looking for a non-empty one,
- * skips at most this many empty buckets: the bounded work every add, find and
- * delete may pay. */
+ * skips at most this many empty buckets: the bounded work every operation on
+ * the table may pay. */
 static const size_t REHASH_EMPTY_VISITS = 10;
 
 /* ============================ Memory ============================
@@ -176,7 +175,7 @@ uint64_t dict_hash(const char *key, size_t len) {
  * bytes (the picture is in dict.h). One malloc per key instead of two (entry
  * and key) saves an allocator header and a cache miss per lookup. Because
  * the key is copied in, the caller may reuse or free its own buffer as soon
- * as dict_add() returns.
+ * as dict_add_or_find() returns.
  *
  * Entries never move once allocated: a rehash relinks them into the other
  * table but keeps their addresses, so callers may hold entry pointers for as
@@ -184,10 +183,6 @@ uint64_t dict_hash(const char *key, size_t len) {
 
 const char *dict_entry_key(const dict_entry *de) {
     return (const char *)de + sizeof(dict_entry);
-}
-
-size_t dict_entry_keylen(const dict_entry *de) {
-    return de->keylen;
 }
 
 /* The tag an entry keeps of its key's hash: the top bits, because the low
@@ -226,13 +221,11 @@ static int entry_has_key(const dict_entry *de, uint64_t hash, const char *key, s
  *
  * When to resize. The load factor is entries / buckets. We grow when it
  * reaches 1 (one entry per bucket on average, so a lookup walks about one
- * entry) and shrink when it falls below 1/8 (so a table that once held a
- * million keys does not keep 8 MB of empty buckets after they are deleted).
+ * entry).
  *
- * To what size. Both ways we pick the smallest power of two that is at least
- * twice the number of entries, which puts the load factor at about 1/2 just
- * after a resize: far from both thresholds, so a few additions or deletions
- * cannot start another resize straight away.
+ * To what size. We pick the smallest power of two that is at least twice
+ * the number of entries, which puts the load factor at about 1/2 just after
+ * a resize: a few more keys cannot start another resize straight away.
  *
  * A resize only allocates table[1]; the entries move later, step by step. A
  * new resize cannot start until the previous one has finished, so finishing
@@ -268,15 +261,13 @@ static void start_resize(dict *d, size_t new_size) {
     d->rehash_index = 0;
 }
 
-/* Start a resize if table[0] is out of range: full (grow) or under 1/8 full
- * (shrink). Called before every insertion, after every deletion, and when a
- * rehash finishes, since keys may have come or gone while it ran. */
+/* Start a resize if table[0] is full. Called before every insertion and
+ * when a rehash finishes, since keys may have come while it ran. */
 static void resize_if_needed(dict *d) {
     if (is_rehashing(d)) return;
     dict_table *t = &d->table[0];
     int full = t->used >= t->size;
-    int too_empty = t->size > DICT_MIN_SIZE && t->used < t->size / 8;
-    if (full || too_empty) start_resize(d, table_size_for(t->used));
+    if (full) start_resize(d, table_size_for(t->used));
 }
 
 /* Put an entry at the head of its bucket in table t. */
@@ -292,25 +283,14 @@ static void table_link(dict_table *t, size_t bucket, dict_entry *de) {
  * Every entry of that chain is rehashed (we do not store hashes, to keep
  * entries small) and pushed onto its new bucket. Runs of empty buckets are
  * skipped, but at most REHASH_EMPTY_VISITS of them per step, so that a step
- * in a huge, nearly empty table (a shrink after mass deletion) is bounded too.
+ * is bounded however the entries are spread over the buckets.
  *
  * The bound on a step: at most 10 empty buckets visited and one chain moved.
  * A chain holds about one entry on average and, with a keyed hash, a long one
  * cannot be forced from outside. A table of B buckets is fully moved after at
  * most B steps, that is B operations, while at most B more insertions can
  * arrive, so table[1] never gets much beyond load factor 1 before it becomes
- * table[0].
- *
- * Steps are skipped while the table is being walked (pause_rehash > 0):
- * moving entries under a walker's feet could make it return an entry twice
- * or miss one.
- *
- * A cost to know about: a shrink walks the whole old table, and at 10 empty
- * buckets per step, emptying a million-bucket table takes some 100,000
- * operations, during which its 8 MB bucket array stays allocated (and keys
- * may go on being deleted, so the next shrink may start from far smaller).
- * Redis also rehashes for a millisecond per cron tick when the server is
- * idle; a dict_rehash_for_ms() here would let our cron do the same. */
+ * table[0]. */
 
 /* Move every entry of table[0]'s bucket into table[1]. */
 static void move_bucket(dict *d, size_t bucket) {
@@ -335,9 +315,9 @@ static void finish_rehash(dict *d) {
     resize_if_needed(d);
 }
 
-/* Do one bounded step of an ongoing rehash, if any and if not paused. */
+/* Do one bounded step of an ongoing rehash, if any. */
 static void rehash_step(dict *d) {
-    if (!is_rehashing(d) || d->pause_rehash > 0) return;
+    if (!is_rehashing(d)) return;
     dict_table *from = &d->table[0];
     /* While from->used > 0 there is a non-empty bucket at or after
      * rehash_index, so this loop cannot run off the end of the table. */
@@ -353,7 +333,7 @@ static void rehash_step(dict *d) {
     if (from->used == 0) finish_rehash(d);
 }
 
-/* ============================ Lookup, insertion, deletion ============================
+/* ============================ Lookup and insertion ============================
  *
  * A key can be in either table during a rehash, so every lookup computes the
  * hash once and searches the key's bucket in table[0], then in table[1].
@@ -394,102 +374,6 @@ dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed)
     return de;
 }
 
-dict_entry *dict_add(dict *d, const char *key, size_t len, void *val) {
-    int existed;
-    dict_entry *de = dict_add_or_find(d, key, len, &existed);
-    if (existed) return NULL;
-    de->val = val;
-    return de;
-}
-
-/* Deleting from a singly linked chain needs the pointer that points at the
- * entry: the bucket head, or the previous entry's next field. Finding that
- * "link" instead of the entry itself makes unlinking the first entry of a
- * chain no special case: *link = entry->next works for both. */
-
-/* The link to the entry with this key (and hash), or NULL; *table receives
- * the table that holds it. */
-static dict_entry **find_key_link(dict *d, uint64_t hash, const char *key, size_t len,
-                                  dict_table **table) {
-    int tables = is_rehashing(d) ? 2 : 1;
-    for (int i = 0; i < tables; i++) {
-        dict_table *t = &d->table[i];
-        for (dict_entry **link = &t->buckets[hash & (t->size - 1)]; *link; link = &(*link)->next) {
-            if (entry_has_key(*link, hash, key, len)) {
-                *table = t;
-                return link;
-            }
-        }
-    }
-    return NULL;
-}
-
-/* Unlink the entry *link points at from table t, free it, and start a shrink
- * if the table has become too empty. */
-static void unlink_and_free(dict *d, dict_table *t, dict_entry **link) {
-    dict_entry *de = *link;
-    *link = de->next;
-    t->used--;
-    mem_free(de);
-    resize_if_needed(d);
-}
-
-void *dict_delete(dict *d, const char *key, size_t len, int *found) {
-    if (found != NULL) *found = 0;
-    rehash_step(d);
-    if (dict_size(d) == 0) return NULL;
-    dict_table *t;
-    dict_entry **link = find_key_link(d, dict_hash(key, len), key, len, &t);
-    if (link == NULL) return NULL;
-    void *val = (*link)->val;
-    unlink_and_free(d, t, link);
-    if (found != NULL) *found = 1;
-    return val;
-}
-
-/* ============================ Iteration ============================
- *
- * The iterator walks table[0] bucket by bucket, then table[1] if a rehash is
- * under way. It pauses rehashing for its whole life, which is what makes it
- * "safe": entries stay in their buckets, so none is seen twice or skipped.
- * It also reads the next entry before returning the current one, so the
- * caller may free the current one (that is how a flush-by-iteration works). */
-
-void dict_iter_init(dict_iter *it, dict *d) {
-    d->pause_rehash++;
-    it->d = d;
-    it->table = 0;
-    it->bucket = 0;
-    it->next = d->table[0].buckets[0];
-}
-
-dict_entry *dict_iter_next(dict_iter *it) {
-    dict *d = it->d;
-    while (it->next == NULL) {
-        dict_table *t = &d->table[it->table];
-        if (it->bucket + 1 < t->size) {
-            it->bucket++;
-            it->next = t->buckets[it->bucket];
-        } else if (it->table == 0 && is_rehashing(d)) {
-            /* A resize may also have started during the iteration (while
-             * paused it only allocates table[1]): its entries are new ones. */
-            it->table = 1;
-            it->bucket = 0;
-            it->next = d->table[1].buckets[0];
-        } else {
-            return NULL;
-        }
-    }
-    dict_entry *de = it->next;
-    it->next = de->next;
-    return de;
-}
-
-void dict_iter_release(dict_iter *it) {
-    if (it->d->pause_rehash == 0) panic("dict: dict_iter_release without dict_iter_init");
-    it->d->pause_rehash--;
-}
-
 /* ============================ Creating and destroying ============================ */
 
 dict *dict_create(void) {
@@ -518,14 +402,12 @@ static void free_all_entries(dict *d, void (*free_val)(void *)) {
 }
 
 void dict_empty(dict *d, void (*free_val)(void *)) {
-    if (d->pause_rehash != 0) panic("dict: dict_empty with a live iterator");
     free_all_entries(d, free_val);
     table_init(&d->table[0], DICT_MIN_SIZE);
 }
 
 void dict_free(dict *d, void (*free_val)(void *)) {
     if (d == NULL) return;
-    if (d->pause_rehash != 0) panic("dict: dict_free with a live iterator");
     free_all_entries(d, free_val);
     mem_free(d);
 }
@@ -534,12 +416,4 @@ void dict_free(dict *d, void (*free_val)(void *)) {
 
 size_t dict_size(const dict *d) {
     return d->table[0].used + d->table[1].used;
-}
-
-int dict_is_rehashing(const dict *d) {
-    return is_rehashing(d);
-}
-
-size_t dict_bucket_count(const dict *d) {
-    return d->table[0].size + d->table[1].size;
 }

@@ -3,17 +3,17 @@
  * A map from binary-safe keys to values, after the design of Redis's dict.c:
  *
  *   - chained buckets in a table whose size is a power of two;
- *   - incremental rehashing: when the table must grow or shrink, a second
- *     table is allocated and the entries move across a bucket at a time, one
- *     small step per add, find or delete (move one bucket's chain, visiting
- *     at most 10 empty buckets to find it), so no single command pays for
+ *   - incremental rehashing: when the table must be resized, a second table
+ *     is allocated and the entries move across a bucket at a time, one small
+ *     step per operation on the table (move one bucket's chain, visiting at
+ *     most 10 empty buckets to find it), so no single command pays for
  *     moving a million keys;
  *   - a keyed hash (SipHash-1-2) whose seed is random per process, so a
  *     client cannot choose keys that all land in one bucket;
  *   - entries that carry the key bytes in the same allocation.
  *
  * The dict never looks at values: it stores a void pointer and hands it back.
- * Who frees a value is always the caller's decision (see dict_delete()). */
+ * Who frees a value is always the caller's decision. */
 #ifndef DICT_H
 #define DICT_H
 
@@ -23,8 +23,8 @@
 /* ============================ Types ============================ */
 
 /* One key and its value. The struct is public so callers can read and write
- * `val` directly; the other fields are the dict's business and are read through
- * the accessors below.
+ * `val` and read `keylen` directly; the other fields are the dict's business,
+ * and the key bytes are read through dict_entry_key().
  *
  * An entry is ONE malloc'd block:
  *
@@ -50,15 +50,6 @@ typedef struct dict_entry {
 /* The table itself is private to dict.c: callers only use the functions below. */
 typedef struct dict dict;
 
-/* A safe iterator (see dict_iter_init()). Lives on the caller's stack; its
- * fields are private. */
-typedef struct dict_iter {
-    dict *d;          /* the dict being walked */
-    int table;        /* which of the dict's two tables `bucket` indexes: 0 or 1 */
-    size_t bucket;    /* index of the bucket being walked in that table */
-    dict_entry *next; /* entry to return next, saved early so the current one may be deleted */
-} dict_iter;
-
 /* ============================ Hashing ============================ */
 
 /* Set the 16-byte SipHash key used by every dict in the process. Call it once,
@@ -75,11 +66,8 @@ uint64_t dict_hash(const char *key, size_t len);
 
 /* ============================ Entries ============================ */
 
-/* The key bytes of an entry (not NUL-terminated; see dict_entry_keylen()). */
+/* The key bytes of an entry: de->keylen of them, not NUL-terminated. */
 const char *dict_entry_key(const dict_entry *de);
-
-/* The key length in bytes. */
-size_t dict_entry_keylen(const dict_entry *de);
 
 /* ============================ The dict ============================ */
 
@@ -88,12 +76,12 @@ size_t dict_entry_keylen(const dict_entry *de);
 dict *dict_create(void);
 
 /* Free every entry, both tables and the dict itself, calling free_val on each
- * value first when free_val is not NULL. No iterator may be live. */
+ * value first when free_val is not NULL. */
 void dict_free(dict *d, void (*free_val)(void *val));
 
 /* Remove every entry (calling free_val on each value when it is not NULL) and
  * go back to a 4-bucket table; the dict stays usable. This is FLUSHALL, and
- * costs O(entries + buckets). No iterator may be live. */
+ * costs O(entries + buckets). */
 void dict_empty(dict *d, void (*free_val)(void *val));
 
 /* Number of entries stored. O(1). */
@@ -103,44 +91,11 @@ size_t dict_size(const dict *d);
  * "Incremental rehashing" in dict.c), which is why d is not const. */
 dict_entry *dict_find(dict *d, const char *key, size_t len);
 
-/* Insert the key with value val and return its new entry, or return NULL and
- * change nothing if the key is already present. The key bytes are copied.
- * May start a resize and does one rehash step. */
-dict_entry *dict_add(dict *d, const char *key, size_t len, void *val);
-
 /* The entry for the key, inserting it if absent. *existed is set to 1 if the
  * key was already there (the entry is returned untouched), else to 0 and the
- * new entry has val NULL for the caller to fill in. One hash and one chain
- * walk, where dict_find() followed by dict_add() would do two. */
+ * new entry, holding a copy of the key bytes, has val NULL for the caller to
+ * fill in. One hash and one chain walk, where a find followed by an insert
+ * would do two. May start a resize and does one rehash step. */
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed);
-
-/* Remove the key: unlink and free its entry and return its value, which the
- * caller now owns and must free. *found (if not NULL) is set to 1 if the key
- * existed, else 0 and NULL is returned. May start a shrink; one rehash step. */
-void *dict_delete(dict *d, const char *key, size_t len, int *found);
-
-/* ============================ Iteration ============================ */
-
-/* Start a safe iteration over every entry. Until dict_iter_release(), the
- * rehash is paused, so entries stay where they are: every entry present for
- * the whole iteration is returned exactly once. The caller may delete the
- * entry just returned (dict_delete()), but no other;
- * it may add entries, which may or may not be returned. */
-void dict_iter_init(dict_iter *it, dict *d);
-
-/* The next entry, or NULL when all have been returned. */
-dict_entry *dict_iter_next(dict_iter *it);
-
-/* End the iteration and let the rehash resume. Must be called exactly once
- * per dict_iter_init(), whether or not the iteration ran to its end. */
-void dict_iter_release(dict_iter *it);
-
-/* ============================ Introspection ============================ */
-
-/* 1 while an incremental rehash is in progress, else 0. For tests. */
-int dict_is_rehashing(const dict *d);
-
-/* Buckets currently allocated, in both tables. For tests. */
-size_t dict_bucket_count(const dict *d);
 
 #endif

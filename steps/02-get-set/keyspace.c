@@ -59,6 +59,16 @@ void keyspace_clear(keyspace *ks) {
     dict_empty(ks->keys, value_free);
 }
 
+/* ==== What INFO reports ==== */
+
+/* INFO's Keyspace section: Redis's line for database 0, when it holds keys.
+ * No key can have a TTL yet (expires=0), and avg_ttl=0 is what Redis prints
+ * when it has no estimate. */
+void keyspace_info(info_request *r, const keyspace *ks) {
+    if (info_section(r, "keyspace", "Keyspace") && keyspace_size(ks))
+        info_field(r, "db0", "keys=%zu,expires=0,avg_ttl=0", keyspace_size(ks));
+}
+
 /* ==== Commands ==== */
 
 /* GET key: the value, or a null bulk when the key is missing. */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "dict.h"
+#include "info.h"
 #include "net.h"
 
 typedef struct value {
@@ -33,6 +34,7 @@ void keyspace_set(keyspace *ks, const arg *key, const arg *val); /* copies both 
 int keyspace_delete(keyspace *ks, const arg *key);               /* 1 if it existed */
 size_t keyspace_size(const keyspace *ks);
 void keyspace_clear(keyspace *ks);
+void keyspace_info(info_request *r, const keyspace *ks); /* INFO's Keyspace section */
 
 /* The commands that read and write keys. */
 void get_command(client *c, int argc, arg *argv);

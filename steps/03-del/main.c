@@ -63,8 +63,8 @@ static void info_command(client *c, int argc, arg *argv) {
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
-    if (info_section(&r, "keyspace", "Keyspace") && keyspace_size(&server.db))
-        info_field(&r, "db0", "keys=%zu,expires=0,avg_ttl=0", keyspace_size(&server.db));
+    info_stats_section(&r, &server.net);
+    keyspace_info(&r, &server.db);
     info_reply(c, &r);
 }
 

@@ -64,19 +64,8 @@ static void info_command(client *c, int argc, arg *argv) {
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
-    if (info_section(&r, "stats", "Stats")) {
-        info_field(&r, "total_connections_received", "%llu",
-                   (unsigned long long)server.net.total_connections);
-        info_field(&r, "total_commands_processed", "%llu",
-                   (unsigned long long)server.net.total_commands);
-        info_field(&r, "expired_keys", "%llu", (unsigned long long)server.db.expired_keys);
-        info_field(&r, "keyspace_hits", "%llu", (unsigned long long)server.db.hits);
-        info_field(&r, "keyspace_misses", "%llu", (unsigned long long)server.db.misses);
-    }
-    /* avg_ttl is 0: Redis estimates it while its expire cycle samples; we don't. */
-    if (info_section(&r, "keyspace", "Keyspace") && keyspace_size(&server.db))
-        info_field(&r, "db0", "keys=%zu,expires=%zu,avg_ttl=0", keyspace_size(&server.db),
-                   server.db.ttl_count);
+    if (info_stats_section(&r, &server.net)) keyspace_stats_info(&r, &server.db);
+    keyspace_info(&r, &server.db);
     info_reply(c, &r);
 }
 

@@ -110,3 +110,11 @@ uint64_t active_expire_cycle(active_expire *ae, keyspace *ks, cycle_type type, i
     ae->stale_perc = current * 0.05 + ae->stale_perc * 0.95;
     return total_expired;
 }
+
+void active_expire_info(info_request *r, const active_expire *ae) {
+    info_field(r, "expired_stale_perc", "%.2f", ae->stale_perc);
+    info_field(r, "expired_time_cap_reached_count", "%llu",
+               (unsigned long long)ae->time_cap_reached);
+    info_field(r, "expire_cycle_cpu_milliseconds", "%lld",
+               (long long)(ae->cycle_time_used_us / 1000));
+}

@@ -54,4 +54,7 @@ void active_expire_init(active_expire *ae, int effort, uint64_t seed);
  * checked every 16 rounds of keys_per_loop keys). Returns keys deleted. */
 uint64_t active_expire_cycle(active_expire *ae, keyspace *ks, cycle_type type, int hz);
 
+/* The cycle's fields of INFO's Stats section, with Redis's names. */
+void active_expire_info(info_request *r, const active_expire *ae);
+
 #endif

@@ -67,24 +67,11 @@ static void info_command(client *c, int argc, arg *argv) {
     if (info_server_section(&r, &facts)) info_field(&r, "hz", "%d", server.hz);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
-    if (info_section(&r, "stats", "Stats")) {
-        info_field(&r, "total_connections_received", "%llu",
-                   (unsigned long long)server.net.total_connections);
-        info_field(&r, "total_commands_processed", "%llu",
-                   (unsigned long long)server.net.total_commands);
-        info_field(&r, "expired_keys", "%llu", (unsigned long long)server.db.expired_keys);
-        info_field(&r, "keyspace_hits", "%llu", (unsigned long long)server.db.hits);
-        info_field(&r, "keyspace_misses", "%llu", (unsigned long long)server.db.misses);
-        info_field(&r, "expired_stale_perc", "%.2f", server.expirer.stale_perc);
-        info_field(&r, "expired_time_cap_reached_count", "%llu",
-                   (unsigned long long)server.expirer.time_cap_reached);
-        info_field(&r, "expire_cycle_cpu_milliseconds", "%lld",
-                   (long long)(server.expirer.cycle_time_used_us / 1000));
+    if (info_stats_section(&r, &server.net)) {
+        keyspace_stats_info(&r, &server.db);
+        active_expire_info(&r, &server.expirer);
     }
-    /* avg_ttl is 0: Redis estimates it while its expire cycle samples; we don't. */
-    if (info_section(&r, "keyspace", "Keyspace") && keyspace_size(&server.db))
-        info_field(&r, "db0", "keys=%zu,expires=%zu,avg_ttl=0", keyspace_size(&server.db),
-                   server.db.ttl_count);
+    keyspace_info(&r, &server.db);
     info_reply(c, &r);
 }
 
@@ -247,11 +234,10 @@ static void install_signal_handlers(void) {
 /* glibc keeps freed small blocks in "fast bins" and merges them with their
  * free neighbours only later, all at once, the next time a large block
  * (64 KB or more) is freed. After a million keys expire, that is two million
- * blocks merged in one go: measured, a 300 to 400 ms stall of the whole
- * server while the expire cycle deleted a million keys that expired
- * together, against 30 ms with fast bins off. Freed blocks still go first to
- * glibc's per-thread cache, so the cost for the rest is not measurable here.
- * Called before the first allocation. */
+ * blocks merged in one go, and the whole server stalls for it (chapter 05
+ * gives the figures). With fast bins off, blocks are merged as they are
+ * freed; they still go first to glibc's per-thread cache, so the rest of the
+ * work does not slow down. Called before the first allocation. */
 static void turn_off_malloc_fast_bins(void) {
 #if defined(__GLIBC__)
     mallopt(M_MXFAST, 0);

@@ -16,6 +16,7 @@
 
 #include "dict.h"
 #include "expire_time.h"
+#include "info.h"
 #include "keyspace.h"
 #include "net.h"
 
@@ -37,6 +38,34 @@ int expire_if_needed(keyspace *ks, dict_entry *de, int64_t now_ms);
  * them. Returns how many were deleted; a return of `budget` means more may
  * be due. Lazy expiry stays, so a read between two turns is exact. */
 size_t expire_due_keys(keyspace *ks, int64_t now_ms, size_t budget);
+
+/* Keys active expiry may delete per turn of the event loop. When a million
+ * keys fall due at once, they are deleted a thousand at a time, and clients
+ * are served between the batches. */
+#define EXPIRE_BUDGET_KEYS 1000
+
+/* Active expiry's switch, and its figures for INFO. */
+typedef struct wheel_expirer {
+    int enabled;          /* delete due keys? DEBUG SET-ACTIVE-EXPIRE 0|1 */
+    uint64_t budget_hits; /* turns that stopped at EXPIRE_BUDGET_KEYS */
+    int64_t time_used_us; /* time spent deleting due keys, µs */
+} wheel_expirer;
+
+/* Switched on, with no figures yet. */
+void wheel_expirer_init(wheel_expirer *we);
+
+/* One turn of active expiry, run before the event loop waits for events:
+ * delete the keys the wheel says are due, at most EXPIRE_BUDGET_KEYS of
+ * them, then say how long the loop may sleep, in ms: not at all if the
+ * budget ran out (more keys are due; clients are served first, then the next
+ * batch), otherwise until the wheel's next slot, at most max_sleep_ms. */
+int expire_turn(wheel_expirer *we, keyspace *ks, int max_sleep_ms);
+
+/* Active expiry's fields of INFO's Stats section: Redis's names for the two
+ * figures of an expire cycle that mean the same here (the cap reached is the
+ * budget spent; the time is the time spent deleting), then the wheel's own.
+ * The wheel samples nothing, so it has no expired_stale_perc to report. */
+void expire_info(info_request *r, const wheel_expirer *we, const keyspace *ks);
 
 /* ==== What the TTL commands answer ==== */
 

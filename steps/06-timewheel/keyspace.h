@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dict.h"
+#include "info.h"
 #include "net.h"
 #include "timewheel.h"
 
@@ -59,6 +60,8 @@ int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms); /* 1 if it ex
 void keyspace_delete_entry(keyspace *ks, dict_entry *de);          /* frees entry and value */
 size_t keyspace_size(const keyspace *ks); /* every key held, expired or not */
 void keyspace_clear(keyspace *ks);
+void keyspace_info(info_request *r, const keyspace *ks);       /* INFO's Keyspace section */
+void keyspace_stats_info(info_request *r, const keyspace *ks); /* its fields of INFO's Stats */
 
 /* The commands that read and write keys. */
 void get_command(client *c, int argc, arg *argv);

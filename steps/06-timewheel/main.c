@@ -67,32 +67,11 @@ static void info_command(client *c, int argc, arg *argv) {
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
-    if (info_section(&r, "stats", "Stats")) {
-        info_field(&r, "total_connections_received", "%llu",
-                   (unsigned long long)server.net.total_connections);
-        info_field(&r, "total_commands_processed", "%llu",
-                   (unsigned long long)server.net.total_commands);
-        info_field(&r, "expired_keys", "%llu", (unsigned long long)server.db.expired_keys);
-        info_field(&r, "keyspace_hits", "%llu", (unsigned long long)server.db.hits);
-        info_field(&r, "keyspace_misses", "%llu", (unsigned long long)server.db.misses);
-        /* Redis's three expire-cycle figures, with the wheel's meaning: it does
-         * not sample, so there is no stale estimate; its cap is the budget. */
-        info_field(&r, "expired_stale_perc", "0.00");
-        info_field(&r, "expired_time_cap_reached_count", "%llu",
-                   (unsigned long long)server.expire_budget_hits);
-        info_field(&r, "expire_cycle_cpu_milliseconds", "%lld",
-                   (long long)(server.expire_time_used_us / 1000));
-        info_field(&r, "expire_wheel_tick_ms", "%d", TW_TICK_MS);
-        info_field(&r, "expire_wheel_levels", "%d", TW_LEVELS);
-        info_field(&r, "expire_wheel_slots_per_level", "%d", TW_SLOTS_PER_LEVEL);
-        info_field(&r, "expire_wheel_scheduled", "%zu", tw_count(&server.db.wheel));
-        info_field(&r, "expire_wheel_max_lateness_ms", "%lld",
-                   (long long)server.db.max_lateness_ms);
+    if (info_stats_section(&r, &server.net)) {
+        keyspace_stats_info(&r, &server.db);
+        expire_info(&r, &server.expirer, &server.db);
     }
-    /* avg_ttl is 0: Redis estimates it while its expire cycle samples; we don't. */
-    if (info_section(&r, "keyspace", "Keyspace") && keyspace_size(&server.db))
-        info_field(&r, "db0", "keys=%zu,expires=%zu,avg_ttl=0", keyspace_size(&server.db),
-                   tw_count(&server.db.wheel));
+    keyspace_info(&r, &server.db);
     info_reply(c, &r);
 }
 
@@ -101,7 +80,7 @@ static void info_command(client *c, int argc, arg *argv) {
 static void debug_command(client *c, int argc, arg *argv) {
     if (argc == 3 && arg_is(&argv[1], "set-active-expire")) {
         long long on;
-        server.active_expire = string_to_ll(argv[2].ptr, argv[2].len, &on) && on != 0;
+        server.expirer.enabled = string_to_ll(argv[2].ptr, argv[2].len, &on) && on != 0;
         reply_ok(c);
         return;
     }
@@ -179,29 +158,12 @@ static void parse_flags(int argc, char **argv) {
 
 /* ==== Deleting due keys, before the loop sleeps ==== */
 
-/* Runs on every turn of the event loop, before it waits for events: delete
- * the keys the wheel says are due, at most EXPIRE_BUDGET_KEYS of them, then
- * decide how long the loop may sleep: not at all if the budget ran out (more
- * keys are due; clients are served first, then the next batch), otherwise
- * until the wheel's next slot, capped at 100 ms so a stop request is seen. */
+/* Runs on every turn of the event loop, before it waits for events: a turn
+ * of active expiry (expire.h), which also says how long the loop may sleep,
+ * at most 100 ms so that a stop request is seen. */
 static void before_sleep(event_loop *el, void *data) {
     (void)data;
-    int sleep_ms = 100;
-    if (server.active_expire) {
-        int64_t start = clock_mono_us();
-        int64_t now = clock_now_ms();
-        size_t deleted = expire_due_keys(&server.db, now, EXPIRE_BUDGET_KEYS);
-        server.expire_time_used_us += clock_mono_us() - start;
-        int64_t hint = tw_next_deadline_hint(&server.db.wheel, now);
-        if (deleted == EXPIRE_BUDGET_KEYS) {
-            server.expire_budget_hits++;
-            sleep_ms = 0;
-        } else if (hint >= 0 && hint < sleep_ms) {
-            /* +1: a key due at t counts as expired from t + 1 (now > t). */
-            sleep_ms = (int)hint + 1;
-        }
-    }
-    el_set_max_sleep(el, sleep_ms);
+    el_set_max_sleep(el, expire_turn(&server.expirer, &server.db, 100));
 }
 
 /* Random bytes from the kernel, for the hash seed. */
@@ -243,11 +205,10 @@ static void install_signal_handlers(void) {
 /* glibc keeps freed small blocks in "fast bins" and merges them with their
  * free neighbours only later, all at once, the next time a large block
  * (64 KB or more) is freed. After a million keys expire, that is two million
- * blocks merged in one go: measured, a 300 to 400 ms stall of the whole
- * server while the expire cycle deleted a million keys that expired
- * together, against 30 ms with fast bins off. Freed blocks still go first to
- * glibc's per-thread cache, so the cost for the rest is not measurable here.
- * Called before the first allocation. */
+ * blocks merged in one go, and the whole server stalls for it (chapter 05
+ * gives the figures). With fast bins off, blocks are merged as they are
+ * freed; they still go first to glibc's per-thread cache, so the rest of the
+ * work does not slow down. Called before the first allocation. */
 static void turn_off_malloc_fast_bins(void) {
 #if defined(__GLIBC__)
     mallopt(M_MXFAST, 0);
@@ -261,7 +222,7 @@ int main(int argc, char **argv) {
     server.start_ms = clock_now_ms();
     seed_hash_function();
     keyspace_init(&server.db, server.start_ms);
-    server.active_expire = 1;
+    wheel_expirer_init(&server.expirer);
 
     /* 2. The event loop and the listening socket. */
     server.loop = el_create();

@@ -8,25 +8,19 @@
 #include <stdint.h>
 
 #include "event_loop.h"
+#include "expire.h"
 #include "keyspace.h"
 #include "net.h"
 
 struct server {
-    event_loop *loop;            /* the one event loop */
-    net_server net;              /* listening socket and clients */
-    const char *bind;            /* address to listen on */
-    int port;                    /* TCP port */
-    int64_t start_ms;            /* Unix ms at start, for INFO's uptime */
-    keyspace db;                 /* every key and its value (keyspace.h) */
-    int active_expire;           /* delete due keys from the wheel? DEBUG SET-ACTIVE-EXPIRE */
-    uint64_t expire_budget_hits; /* loop turns that stopped at EXPIRE_BUDGET_KEYS */
-    int64_t expire_time_used_us; /* time spent deleting due keys, µs */
+    event_loop *loop;      /* the one event loop */
+    net_server net;        /* listening socket and clients */
+    const char *bind;      /* address to listen on */
+    int port;              /* TCP port */
+    int64_t start_ms;      /* Unix ms at start, for INFO's uptime */
+    keyspace db;           /* every key and its value (keyspace.h) */
+    wheel_expirer expirer; /* active expiry's switch and figures (expire.h) */
 };
-
-/* Keys the wheel may delete per turn of the event loop. When a million keys
- * fall due at once, they are deleted a thousand at a time, and clients are
- * served between the batches. */
-#define EXPIRE_BUDGET_KEYS 1000
 
 extern struct server server;
 

@@ -80,6 +80,36 @@ size_t expire_due_keys(keyspace *ks, int64_t now_ms, size_t budget) {
     return tw_advance(&ks->wheel, now_ms - 1, budget, delete_due_key, &pass);
 }
 
+void wheel_expirer_init(wheel_expirer *we) {
+    *we = (wheel_expirer){.enabled = 1};
+}
+
+int expire_turn(wheel_expirer *we, keyspace *ks, int max_sleep_ms) {
+    if (!we->enabled) return max_sleep_ms;
+    int64_t start = clock_mono_us();
+    int64_t now = clock_now_ms();
+    size_t deleted = expire_due_keys(ks, now, EXPIRE_BUDGET_KEYS);
+    we->time_used_us += clock_mono_us() - start;
+    if (deleted == EXPIRE_BUDGET_KEYS) {
+        we->budget_hits++;
+        return 0;
+    }
+    int64_t hint = tw_next_deadline_hint(&ks->wheel, now);
+    /* +1: a key due at t counts as expired from t + 1 (now > t). */
+    if (hint >= 0 && hint < max_sleep_ms) return (int)hint + 1;
+    return max_sleep_ms;
+}
+
+void expire_info(info_request *r, const wheel_expirer *we, const keyspace *ks) {
+    info_field(r, "expired_time_cap_reached_count", "%llu", (unsigned long long)we->budget_hits);
+    info_field(r, "expire_cycle_cpu_milliseconds", "%lld", (long long)(we->time_used_us / 1000));
+    info_field(r, "expire_wheel_tick_ms", "%d", TW_TICK_MS);
+    info_field(r, "expire_wheel_levels", "%d", TW_LEVELS);
+    info_field(r, "expire_wheel_slots_per_level", "%d", TW_SLOTS_PER_LEVEL);
+    info_field(r, "expire_wheel_scheduled", "%zu", tw_count(&ks->wheel));
+    info_field(r, "expire_wheel_max_lateness_ms", "%lld", (long long)ks->max_lateness_ms);
+}
+
 /* ==== Arithmetic ==== */
 
 long long ttl_reply_value(int64_t expire_at_ms, int64_t now_ms, int unit_ms) {

@@ -109,6 +109,25 @@ void keyspace_clear(keyspace *ks) {
     tw_init(&ks->wheel, wheel_time);
 }
 
+/* ==== What INFO reports ==== */
+
+/* INFO's Keyspace section: Redis's line for database 0, when it holds keys.
+ * expires= counts the keys that have a TTL: those the wheel holds. avg_ttl=0
+ * is what Redis prints when it has no estimate: it estimates while its
+ * expire cycle samples. */
+void keyspace_info(info_request *r, const keyspace *ks) {
+    if (info_section(r, "keyspace", "Keyspace") && keyspace_size(ks))
+        info_field(r, "db0", "keys=%zu,expires=%zu,avg_ttl=0", keyspace_size(ks),
+                   tw_count(&ks->wheel));
+}
+
+/* The keyspace's fields of INFO's Stats section, with Redis's names. */
+void keyspace_stats_info(info_request *r, const keyspace *ks) {
+    info_field(r, "expired_keys", "%llu", (unsigned long long)ks->expired_keys);
+    info_field(r, "keyspace_hits", "%llu", (unsigned long long)ks->hits);
+    info_field(r, "keyspace_misses", "%llu", (unsigned long long)ks->misses);
+}
+
 /* ==== Commands ==== */
 
 /* GET key: the value, or a null bulk when the key is missing. */

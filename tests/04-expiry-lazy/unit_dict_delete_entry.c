@@ -1,10 +1,12 @@
 /* unit_dict_delete_entry.c -- unit tests of dict_delete_entry(), which
  * chapter 04 adds to the hash table (steps/04-expiry-lazy/dict.c): removing
- * an entry the caller holds a pointer to, the way the expiry code does,
- * outside an iteration, in the middle of a rehash, and on the current entry
- * of a safe iterator. The rest of the table is tested in
- * tests/02-get-set/unit_dict.c. */
+ * an entry the caller holds a pointer to, the way the keyspace does, on its
+ * own, in the middle of a rehash, and entry after entry of a walk of both
+ * tables. The rest of the table is tested in tests/02-get-set/unit_dict.c
+ * and tests/03-del/unit_dict_delete.c. The walk is the tests' own
+ * (tests/helpers/dict_inspect.h), which compiles dict.c in here. */
 #include "dict.h"
+#include "../helpers/dict_inspect.h"
 #include "../helpers/dict_keys.h"
 
 #include <check.h>
@@ -27,19 +29,10 @@
 
 /* Loop-friendly checks (ck_assert() is slow in fork mode); like
  * ck_assert_*_eq, they say what was expected and what came back. */
-static void require_value(const dict_entry *de, const void *want, size_t i, const char *when) {
+static void require_entry_value(const dict_entry *de, const void *want, size_t i, const char *when) {
     if (de == NULL) ck_abort_msg("%s: key:%zu expected with value %p, got no entry", when, i, want);
     if (de->val != want)
         ck_abort_msg("%s: key:%zu expected with value %p, got value %p", when, i, want, de->val);
-}
-
-static void add_keys(dict *d, size_t from, size_t to) {
-    char key[32];
-    for (size_t i = from; i < to; i++) {
-        size_t len = make_key(key, i);
-        if (dict_add(d, key, len, val_for(i)) == NULL)
-            ck_abort_msg("dict_add of new key:%zu: expected a new entry, got NULL", i);
-    }
 }
 
 /* ============================ Tests ============================ */
@@ -110,17 +103,17 @@ START_TEST(test_delete_entry_mid_rehash) {
         if (i % 3 == 0)
             require_absent(find_key(d, i), i, "deleted by pointer mid-rehash");
         else
-            require_value(find_key(d, i), val_for(i), i, "kept through the rehash");
+            require_entry_value(find_key(d, i), val_for(i), i, "kept through the rehash");
     }
     free(kept);
     dict_free(d, NULL);
 }
 END_TEST
 
-/* The safe iterator, started in the middle of a rehash, must return every
- * entry exactly once even though the caller deletes the entry it was just
- * given (the way a flush or an expire pass does it). Deletions alternate
- * between dict_delete_entry() and dict_delete() by name. */
+/* Entries deleted one after the other in table order, in the middle of a
+ * rehash whose steps those deletions take, the entry given by a walk or the
+ * one a fresh lookup finds: every entry of the walk is deleted exactly once
+ * and the others stay. */
 START_TEST(test_iter_delete_current) {
     dict *d = dict_create();
     const size_t n = 4096; /* a power of two: the last add starts a grow */
@@ -142,7 +135,7 @@ START_TEST(test_iter_delete_current) {
             dict_delete_entry(d, de);
             deleted++;
         } else if (i % 3 == 1) {
-            delete_key(d, i);
+            dict_delete_entry(d, find_key(d, i));
             deleted++;
         }
     }
@@ -151,12 +144,12 @@ START_TEST(test_iter_delete_current) {
     ck_assert_uint_eq(dict_size(d), total - deleted);
     for (size_t i = 0; i < total; i++) {
         if (i % 3 == 2)
-            require_value(find_key(d, i), val_for(i), i, "survivor (i % 3 == 2)");
+            require_entry_value(find_key(d, i), val_for(i), i, "survivor (i % 3 == 2)");
         else
-            require_absent(find_key(d, i), i, "deleted through the iterator");
+            require_absent(find_key(d, i), i, "deleted during the walk");
     }
 
-    /* Deleting every entry through the iterator empties the dict. */
+    /* Deleting every entry of a walk empties the dict. */
     dict_iter_init(&it, d);
     for (dict_entry *de; (de = dict_iter_next(&it)) != NULL;)
         dict_delete_entry(d, de);

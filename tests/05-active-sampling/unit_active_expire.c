@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "active_expire.h"
+#include "../helpers/dict_inspect.h" /* the walk over every key: step's dict.c compiled in */
 #include "clock.h"
 #include "expire.h"
 #include "keyspace.h"

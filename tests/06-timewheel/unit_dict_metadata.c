@@ -24,17 +24,6 @@
 #define usable_size(p) malloc_usable_size(p)
 #endif
 
-/* ============================ Helpers ============================ */
-
-static void add_keys(dict *d, size_t from, size_t to) {
-    char key[32];
-    for (size_t i = from; i < to; i++) {
-        size_t len = make_key(key, i);
-        if (dict_add(d, key, len, val_for(i)) == NULL)
-            ck_abort_msg("dict_add of new key:%zu: expected a new entry, got NULL", i);
-    }
-}
-
 /* ============================ Tests ============================ */
 
 /* Metadata must be 8-byte aligned, zero on insertion even when malloc hands
@@ -69,15 +58,14 @@ START_TEST(test_metadata) {
                                  "give the entry %p, got %p",
                                  meta, i, (void *)de, (void *)dict_entry_from_metadata(m));
                 memset(m, 0xff, meta);
-                if (dict_entry_keylen(de) != len || memcmp(dict_entry_key(de), key, len) != 0)
+                if (de->keylen != len || memcmp(dict_entry_key(de), key, len) != 0)
                     ck_abort_msg("%zu bytes: expected key \"%s\" intact after writing the "
                                  "metadata, got %zu bytes \"%.*s\"",
-                                 meta, key, dict_entry_keylen(de), (int)dict_entry_keylen(de),
-                                 dict_entry_key(de));
+                                 meta, key, de->keylen, (int)de->keylen, dict_entry_key(de));
             }
             if (round == 0)
                 for (size_t i = 0; i < 1000; i++)
-                    delete_key(d, i);
+                    dict_delete_entry(d, find_key(d, i));
         }
         /* Stamp each entry's metadata with its index, force the table
          * through more resizes, and check both pointer and contents held. */
@@ -124,7 +112,7 @@ START_TEST(test_entry_is_one_block) {
     ck_assert_uint_ge(block, sizeof(dict_entry) + 16 + 16);
     ck_assert_ptr_eq(dict_entry_metadata(de), (char *)de + sizeof(dict_entry));
     ck_assert_ptr_eq(dict_entry_key(de), (const char *)de + sizeof(dict_entry) + 16);
-    dict_delete(d, "0123456789abcdef", 16, NULL);
+    dict_delete_entry(d, de);
     ck_assert_uint_eq(mem_used(), empty);
     dict_free(d, NULL);
 }

@@ -6,6 +6,7 @@
  * table. The rest of the table is tested in tests/02-get-set/unit_dict.c
  * and the chapters after it. */
 #include "dict.h"
+#include "../helpers/dict_inspect.h"
 #include "../helpers/dict_keys.h"
 
 #include <check.h>
@@ -18,25 +19,6 @@
 
 /* ============================ Helpers ============================ */
 
-static void require_value(const dict_entry *de, size_t i, const char *when) {
-    if (de == NULL)
-        ck_abort_msg("%s: key:%zu expected with value %p, got no entry", when, i, val_for(i));
-    if (de->val != val_for(i))
-        ck_abort_msg("%s: key:%zu expected with value %p, got value %p", when, i, val_for(i),
-                     de->val);
-}
-
-/* Keys [from, to), each new, with its value. */
-static void add_keys(dict *d, size_t from, size_t to) {
-    char key[32];
-    for (size_t i = from; i < to; i++) {
-        int existed = -1;
-        dict_entry *de = dict_add_or_find(d, key, make_key(key, i), &existed);
-        if (existed != 0)
-            ck_abort_msg("adding key:%zu: expected a new key, got existed=%d", i, existed);
-        de->val = val_for(i);
-    }
-}
 
 /* ============================ Prefetching ============================ */
 

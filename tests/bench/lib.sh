@@ -112,16 +112,16 @@ info_field() {
 }
 
 # server_binary LABEL: the binary for a label: redis, or a step number (07:
-# $BENCH_BUILD/07-*/server).
+# $BENCH_BUILD/07-set-options-fsm/server, the step's name from
+# tests/tools/step_name.py).
 server_binary() {
-  local label=$1 build=$BENCH_BUILD dir
+  local label=$1 build=$BENCH_BUILD name
   if [ "$label" = redis ]; then
     command -v redis-server
     return
   fi
-  for dir in "$build"/"$label"-*/; do
-    [ -x "$dir/server" ] && { echo "${dir%/}/server"; return; }
-  done
+  name=$(python3 "$(dirname "${BASH_SOURCE[0]}")/../tools/step_name.py" --steps-only "$label") &&
+    [ -x "$build/$name/server" ] && { echo "$build/$name/server"; return; }
   echo "bench: no server for step $label under $build" >&2
   return 1
 }

@@ -68,6 +68,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from resp_client import Conn  # noqa: E402  (the RESP reader the differential tests share)
+from ports import free_port  # noqa: E402  (the port policy of every test)
 
 KEYS = [b"k%d" % i for i in range(12)]
 GUARD_MS = 30
@@ -103,14 +104,6 @@ def raw_exchange(port, data, timeout=2.0):
 
 
 # ==== Starting the servers ====
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
 
 def wait_ready(port, proc, what):
     for _ in range(200):

@@ -48,6 +48,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ports import free_port  # noqa: E402  (the port policy of every test)
+
 MARGIN_MS = float(os.environ.get("EXPIRY_MARGIN_MS", "2"))  # negative: self-test
 KEYS = [b"m%d" % i for i in range(16)]
 MAX_SHOWN = 5
@@ -104,14 +107,6 @@ class Conn:
         r = self.reply()
         t1 = time.time() * 1000.0
         return r, t0, t1
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def start_server(binary):

@@ -34,15 +34,9 @@ want=${1:-}
 ex=${2:-}
 server=${3:-}
 if [ -z "$want" ] || [ -z "$ex" ]; then usage; fi
-[[ "$want" =~ ^[0-9]$ ]] && want="0$want"
 ex=${ex#ex}
 
-step=""
-for d in steps/[0-9][0-9]-*/; do
-    d=$(basename "$d")
-    if [ "$d" = "$want" ] || [ "${d%%-*}" = "$want" ]; then step=$d; fi
-done
-if [ -z "$step" ]; then
+if ! step=$(python3 tests/tools/step_name.py --steps-only "$want"); then
     echo "grade: no step '$1'" >&2
     usage
 fi

@@ -33,7 +33,7 @@
  * expire.c, timewheel.c, ...) and common/ are linked as usual. main.c's own
  * `struct server server;` is the one used; it is set up here as main() does:
  * clock, hash seed (fixed, so a crash replays), keyspace_init(),
- * active_expire = 1, net_init() with this table. No event loop, no socket.
+ * wheel_expirer_init(), net_init() with this table. No event loop, no socket.
  *
  * ==== Input format ====
  *
@@ -61,6 +61,10 @@
 #define main step_server_main
 #include STEP_MAIN_C
 #undef main
+
+/* The walk over every key that check_keyspace() makes: the tests' own, which
+ * compiles the step's dict.c in here (so run.sh does not link it again). */
+#include "tests/helpers/dict_inspect.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -99,7 +103,7 @@ static void server_setup(void) {
     server.port = 6379;
     server.start_ms = clock_now_ms();
     keyspace_init(&server.db, server.start_ms);
-    server.active_expire = 1;
+    wheel_expirer_init(&server.expirer);
     server.loop = NULL; /* no event loop: nothing on the command path uses it */
     net_init(&server.net, NULL, command_table);
 #ifdef FAST_PATH_H /* step 08: the look-ahead reads each read's bytes first */
@@ -124,15 +128,11 @@ static void move_clock(int64_t ms) {
     if (clock_now_ms() > max_wall_ms) max_wall_ms = clock_now_ms();
 }
 
-/* One turn of the event loop's active expiry, as the step does it. */
+/* One turn of the event loop's active expiry, as the step's before_sleep()
+ * runs it; 1 if it used its whole budget (more keys may be due). */
 static size_t expiry_turn(void) {
-#ifdef EXPIRE_BUDGET_KEYS /* steps 06 and 07: the timing wheel, from before_sleep() */
-    if (!server.active_expire) return 0;
-    int64_t start = clock_mono_us();
-    size_t deleted = expire_due_keys(&server.db, clock_now_ms(), EXPIRE_BUDGET_KEYS);
-    server.expire_time_used_us += clock_mono_us() - start;
-    if (deleted == EXPIRE_BUDGET_KEYS) server.expire_budget_hits++;
-    return deleted == EXPIRE_BUDGET_KEYS;
+#ifdef EXPIRE_BUDGET_KEYS /* steps 06 and 07: the timing wheel */
+    return server.expirer.enabled && expire_turn(&server.expirer, &server.db, 100) == 0;
 #else /* steps 04 and 05 need their own call here; step 04 has only lazy expiry */
     return 0;
 #endif
@@ -163,7 +163,7 @@ static void check_keyspace(void) {
         if (t->expire_ms != 0) {
             with_ttl++;
             CHECK(tw_is_scheduled(t));
-            if (server.active_expire && now >= max_wall_ms) CHECK(!key_is_expired(de, now));
+            if (server.expirer.enabled && now >= max_wall_ms) CHECK(!key_is_expired(de, now));
         } else {
             CHECK(!tw_is_scheduled(t));
         }

@@ -104,7 +104,8 @@ build() {
       [ -n "$step" ] || { echo "no step with a main.c" >"$log"; return 2; }
       make_vars "$(basename "$step")" >"$log" 2>&1 || return 1
       local srcs=() f
-      for f in "$step"/*.c; do [ "$(basename "$f")" = main.c ] || srcs+=("$f"); done
+      # main.c and dict.c are compiled into fuzz_commands.c, which includes them
+      for f in "$step"/*.c; do case $(basename "$f") in main.c | dict.c) ;; *) srcs+=("$f") ;; esac; done
       $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
         tests/fuzz/fuzz_commands.c "${srcs[@]}" $COMMON_SRC -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 1
       echo "$step" >"$OUT/$t.step" ;;

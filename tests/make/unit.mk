@@ -3,7 +3,10 @@
 # tests/unit/test_*.c test common/. tests/NN-name/unit_*.c test a step's
 # modules and link with that step's files except main.c, from an archive, so
 # that a test links only the files it uses: unit_timewheel.c needs
-# timewheel.o and nothing of the server.
+# timewheel.o and nothing of the server. A test that walks a dict includes
+# the step's dict.c (tests/helpers/dict_inspect.h), so the archive's dict.o is
+# then never taken; only the test's own source is compiled (the others
+# among its prerequisites are the headers and files it includes).
 
 CHECK_FLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  = $(shell pkg-config --libs check 2>/dev/null)
@@ -22,7 +25,7 @@ $(BUILD)/$(1)/modules.a: $(filter-out $(BUILD)/$(1)/main.o,$(call objects_of,$(1
 $(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(BUILD)/$(1)/modules.a $(COMMON_OBJ)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(DEPFLAGS) $$(CHECK_FLAGS) -DSTEP_NAME='"$(1)"' -Icommon -Isteps/$(1) \
-	  $$(filter %.c %.a %.o,$$^) -o $$@ $$(CHECK_LIBS) $$(LDLIBS) $(LIBS_$(1))
+	  $$< $$(filter %.a %.o,$$^) -o $$@ $$(CHECK_LIBS) $$(LDLIBS) $(LIBS_$(1))
 endef
 $(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))
 

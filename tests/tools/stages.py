@@ -25,28 +25,11 @@ import pathlib
 import re
 import sys
 
+from step_name import step_name, steps  # the one resolver of STEP=NN
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HEADING = "## What the grader checks"
 TEST_NAME = re.compile(r'^@test "((?:[^"\\]|\\.)*)"', re.M)
-
-
-def steps():
-    return sorted(p.parent.name for p in ROOT.glob("steps/[0-9][0-9]-*/main.c"))
-
-
-def workspace_steps():
-    """Chapters that exist only as a learner's workspace (a starter repository)."""
-    return sorted(p.parent.name for p in ROOT.glob("workspace/[0-9][0-9]-*/main.c")
-                  if (ROOT / "tests" / p.parent.name).is_dir() and p.parent.name not in steps())
-
-
-def step_name(want):
-    if re.fullmatch(r"[0-9]", want):
-        want = "0" + want
-    for s in steps() + workspace_steps():
-        if want in (s, s.split("-")[0]):
-            return s
-    sys.exit("unknown step '%s' (steps: %s)" % (want, " ".join(steps())))
 
 
 def anchor(heading):

@@ -12,15 +12,9 @@ cd "$(dirname "$0")/../.."
 pager=$(git var GIT_PAGER 2>/dev/null || echo less)
 
 resolve() { # "4", "04" or "04-expiry-lazy" -> steps/04-expiry-lazy
-  local want=$1 d
-  [[ "$want" =~ ^[0-9]$ ]] && want="0$want"
-  for d in steps/*/; do
-    d=${d%/}
-    if [ "${d#steps/}" = "$want" ] || [ "$(basename "$d" | cut -d- -f1)" = "$want" ]; then
-      echo "$d"; return
-    fi
-  done
-  echo "no such step: $1" >&2; exit 2
+  local name
+  name=$(python3 tests/tools/step_name.py --steps-only "$1") || exit 2
+  echo "steps/$name"
 }
 
 if [ -n "${1:-}" ]; then

@@ -25,27 +25,19 @@ slow (a few minutes), so make test does not run it.
 """
 import glob
 import os
-import random
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from ports import free_port  # noqa: E402  (the port policy of every test)
+
 LOOSE = {"ttl": 1, "pttl": 1000}
 UNITS = {"ttl": 1, "pttl": 1000}  # of a second
 COUNTS_KEYS = re.compile(r"redis-cli\s+(DBSIZE|EXISTS|INFO\s+keyspace)\b", re.I)
-
-
-def free_port():
-    for _ in range(50):
-        port = random.randint(20000, 60000)
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError("no free port")
 
 
 def paragraph_before(lines, i):

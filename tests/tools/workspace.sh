@@ -27,15 +27,13 @@ GIVEN_dict_c="load_le64,rotl64,sip_round,sip_absorb,dict_set_hash_seed,dict_hash
 want=${1:-}
 ex=${2:-}
 [ -n "$want" ] || { echo "usage: make workspace STEP=NN [EX=K]" >&2; exit 2; }
-[[ "$want" =~ ^[0-9]$ ]] && want="0$want"
-target=""
+target=$("$PYTHON" tests/tools/step_name.py --steps-only "$want") || exit 2
 prev=""
 for d in steps/*/; do
   d=$(basename "$d")
-  if [ "$d" = "$want" ] || [ "${d%%-*}" = "${want%%-*}" ]; then target=$d; break; fi
+  [ "$d" = "$target" ] && break
   prev=$d
 done
-[ -n "$target" ] || { echo "no step $want (steps: $(ls steps | tr '\n' ' '))" >&2; exit 2; }
 num=${target%%-*}
 dest="workspace/$target${ex:+-ex$ex}"
 if [ -e "$dest" ]; then

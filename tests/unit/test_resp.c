@@ -12,25 +12,7 @@
 
 #include "buffer.h"
 #include "resp.h"
-
-/* Append the finished command in p to `trace` as "[ECHO|hi]", bytes outside
- * printable ASCII (and the backslash) written as \hh. */
-static void trace_command(const request_parser *p, char *trace, size_t cap) {
-    strncat(trace, "[", cap - strlen(trace) - 1);
-    for (int i = 0; i < p->argc; i++) {
-        if (i) strncat(trace, "|", cap - strlen(trace) - 1);
-        for (size_t j = 0; j < p->argv[i].len; j++) {
-            char c[5];
-            unsigned char ch = (unsigned char)p->argv[i].ptr[j];
-            if (ch >= 32 && ch < 127 && ch != '\\')
-                snprintf(c, sizeof(c), "%c", ch);
-            else
-                snprintf(c, sizeof(c), "\\x%02x", ch);
-            strncat(trace, c, cap - strlen(trace) - 1);
-        }
-    }
-    strncat(trace, "]", cap - strlen(trace) - 1);
-}
+#include "../helpers/resp_trace.h"
 
 /* Parse everything in `input`, delivered in two pieces split at `split`, and
  * append a readable trace of the commands and errors to `trace`:

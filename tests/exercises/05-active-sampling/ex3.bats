@@ -13,10 +13,17 @@
 # their reclaim times to be at most 2.8 times the median. Times are only
 # compared with each other, so a slow machine stretches both. It also runs
 # chapter 05's own suite against the server (make test STEP=05 SERVER=...
-# runs the earlier chapters' too). It does not check
-# that dict_scan() is used, the 400-bucket limit, or the 1% rule; nor the
-# unit tests, two of which (converges_to_the_acceptable_stale_share,
+# runs the earlier chapters' too), and dict_scan()'s unit test,
+# unit_dict_scan.c in this directory, built against the server's own dict.c
+# (skipped against redis-server). It does not check that dict_scan() is
+# used, the 400-bucket limit, or the 1% rule; nor the step's unit tests, two
+# of which (converges_to_the_acceptable_stale_share,
 # stops_at_the_time_budget) describe random picks and fail with a scan.
+#
+# The server's sources are SERVER_SRC when it is set; else the directory of
+# the binary when it holds dict.c (a solution built in place), else the step
+# or workspace the binary was built from (build/NN-name/server is
+# steps/NN-name, build/workspace/NAME/server is workspace/NAME).
 #
 # Run it: make exercise STEP=05 EX=3 [SERVER=path]
 # reference: redis-server (tests/exercises/check.sh runs it against a real Redis)
@@ -82,6 +89,41 @@ PY
   expect_num "ms until 95% were gone (-1: not by 3 times the median)" "$ninety_five" -gt 0
   echo "ratio: $((ninety_five * 100 / half))%"
   expect_num "100 times the 95th percentile (at most 280 times the median, $half ms)" $((ninety_five * 100)) -le $((half * 280))
+}
+
+# server_sources: the directory of the graded server's .c files (see above).
+server_sources() {
+  local dir name root
+  root=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
+  dir=$(dirname "$SERVER") name=$(basename "$(dirname "$SERVER")")
+  if [ -n "${SERVER_SRC:-}" ]; then echo "$SERVER_SRC"
+  elif [ -f "$dir/dict.c" ]; then echo "$dir"
+  elif [ "$(basename "$(dirname "$dir")")" = workspace ]; then echo "$root/workspace/$name"
+  else echo "$root/steps/$name"
+  fi
+}
+
+# build_scan_test SRC OUT: unit_dict_scan.c, which compiles SRC's dict.c in
+# (tests/helpers/dict_inspect.h), with the two files of common/ it needs.
+build_scan_test() {
+  local root
+  root=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
+  # shellcheck disable=SC2046 # pkg-config prints a list of flags
+  ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -I"$root/common" -I"$1" \
+    "$BATS_TEST_DIRNAME/unit_dict_scan.c" "$root/common/alloc.c" "$root/common/panic.c" \
+    $(pkg-config --cflags --libs check) -o "$2" 2>&1
+}
+
+@test "dict_scan() visits every key while the table grows and shrinks, and lets its callback delete (unit_dict_scan.c)" {
+  if is_reference; then skip "a unit test of this project's dict.c, which redis-server does not have"; fi
+  local src bin="$BATS_FILE_TMPDIR/unit_dict_scan"
+  src=$(server_sources)
+  send_as "build tests/exercises/05-active-sampling/unit_dict_scan.c with $src/dict.c compiled in" \
+    build_scan_test "$src" "$bin"
+  expect_status 0
+  send_as "$bin (the unit test of dict_scan())" "$bin"
+  echo "$output"
+  expect_status 0
 }
 
 @test "chapter 05's suite still passes (expired keys reclaimed, live keys kept)" {
