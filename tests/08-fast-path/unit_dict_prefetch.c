@@ -17,9 +17,6 @@
 
 #include "alloc.h"
 
-/* ============================ Helpers ============================ */
-
-
 /* ============================ Prefetching ============================ */
 
 /* splitmix64: a small, fixed-seed PRNG for hashes no key has. */
