@@ -796,7 +796,7 @@ misses included). What they showed, and the fixes:
 1. **A 64 KB buffer allocated and freed on every read** (net.c). A read asked
    for `READ_CHUNK` = 64 KB of room, and a query buffer left empty was freed
    when over `IDLE_BUFFER_KEEP` = 32 KB: so always. About 450 instructions per
-   request without pipelining. Now reads are 16 KB (as Redis's), under the
+   request without pipelining. Now a read makes room for 16 KB (as Redis 7's does), under the
    limit.
 2. **The hash function was 2.5 times slower than it needed to be** (dict.c).
    `sip_round()` was not inlined, so SipHash's four words lived in memory, and
