@@ -747,7 +747,11 @@ a request goes read, parse, execute, write: `read_handler()` in
   `dict_prefetch_entry()` in the step's `dict.c`), and lets those clients
   run. The memory loads of a batch overlap instead of following one
   another. Redis 7.4.0 does nothing of the kind: its `src/`, and that of
-  `unstable` as of October 2024, has no prefetch at all.
+  `unstable` as of October 2024, has no prefetch at all. Redis gained it in
+  2025 (`memory_prefetch.c`, redis/redis pull request #14017), for the
+  commands its I/O threads have read and parsed: before the main thread
+  runs such a batch, it walks their keys' buckets, entries, objects and
+  values one step at a time for all of them, prefetching as it goes.
 
 Step 01 has no keys, so it installs no look-ahead: its clients only run at
 the end of the turn. What the look-ahead buys, and costs, is in items 6 and
