@@ -18,18 +18,22 @@ environment. Checks, each printing what it found and what it expected:
      is skipped, with the reason, when gnuplot is missing or is not the
      version named in docs/plots/drawn-by;
   3. every line of a directory's `quotes` file holds: the chapter quotes
-     the text, and the data give it. A line is
+     the text, and the text holds what the data give. A line is
 
          DOC | TEXT | FUNCTION ARG...
 
      where FUNCTION is one of QUOTES below, computed over the files of the
-     directory. So a figure in a chapter cannot drift from its plot's data.
+     directory, and TEXT is its result, with words around it if need be to
+     find the right place in DOC (a line break in DOC counts as a space).
+     So a figure in a chapter cannot drift from its plot's data.
 
 Exits 1 on a failure.
 """
 import csv
+from decimal import Decimal
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,6 +84,19 @@ def stale_peak_share(data, file, spread_s="10"):
     return f"{100 * best[0] / best[1]:.0f}%"
 
 
+def stale_quantile(data, file, q, spread_s="10"):
+    """The stale keys (held minus not yet due) that a share Q of the samples
+    up to SPREAD seconds are at or below, as 1,234."""
+    stale = sorted(n - due for s, n, due in samples(data, file) if 0 <= s <= float(spread_s))
+    return f"{int(stale[max(0, -(-len(stale) * int(float(q) * 100) // 100) - 1)]):,}"
+
+
+def stale_median(data, file, spread_s="10"):
+    """The median of the stale keys in the samples up to SPREAD seconds."""
+    stale = [n - due for s, n, due in samples(data, file) if 0 <= s <= float(spread_s)]
+    return f"{round(statistics.median(stale)):,}"
+
+
 def first_at_most(data, file, keys):
     """The first sample after 0 holding at most KEYS keys: seconds, 2 decimals."""
     return f"{next(s for s, n, _ in samples(data, file) if s > 0 and n <= float(keys)):.2f}"
@@ -99,6 +116,40 @@ def row(data, file, *args):
             if all(r[k] == v for k, v in (c.split("=", 1) for c in conds)):
                 return r[column]
     raise LookupError(f"no row of {file} with {' '.join(conds)}")
+
+
+def rowf(data, file, cond, *fmt):
+    """A row of a TSV with a header, written by a format: rowf(FILE,
+    COL=VALUE, FORMAT...), FORMAT in str.format's terms with the row's
+    columns as names, numbers as numbers ({cpu_ms:,} ms over {window_s} s).
+    In VALUE, _ stands for a space (server=Redis_7.0.15)."""
+    k, v = cond.split("=", 1)
+    with open(os.path.join(data, file)) as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            if r[k].replace(" ", "_") == v:
+                return " ".join(fmt).format(**{c: number(x) for c, x in r.items()})
+    raise LookupError(f"no row of {file} with {cond}")
+
+
+def number(text):
+    """'950' -> 950, '16.38' -> 16.38 (kept as written by the format's
+    default), anything else as it is."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        float(text)
+        return Decimal(text)  # prints as written: 16.30 stays 16.30
+    except ValueError:
+        return text
+
+
+def col_range(data, file, column, fmt="%.1f"):
+    """The lowest and highest numbers of a TSV's column: "13.7 to 16.5"."""
+    with open(os.path.join(data, file)) as f:
+        values = [float(r[column]) for r in csv.DictReader(f, delimiter="\t") if r[column] not in ("", "-")]
+    return f"{fmt % min(values)} to {fmt % max(values)}"
 
 
 def row_int(data, file, *args):
@@ -132,8 +183,9 @@ def field(data, file, name, n):
 
 
 QUOTES = {"held_at": held_at, "stale_peak": stale_peak, "stale_peak_of": stale_peak_of,
-          "stale_peak_share": stale_peak_share, "first_at_most": first_at_most,
-          "run_of": run_of, "row": row, "row_int": row_int, "cell": cell, "field": field}
+          "stale_peak_share": stale_peak_share, "stale_quantile": stale_quantile,
+          "stale_median": stale_median, "first_at_most": first_at_most,
+          "run_of": run_of, "row": row, "row_int": row_int, "rowf": rowf, "col_range": col_range, "cell": cell, "field": field}
 
 
 def check_quotes(name, data):
@@ -147,13 +199,16 @@ def check_quotes(name, data):
             continue
         n += 1
         try:
-            doc, text, expr = (x.strip() for x in line.split("|"))
+            # TEXT may hold a |: DOC ends at the first, EXPR starts after the last
+            doc, rest = line.split(" | ", 1)
+            text, expr = rest.rsplit(" | ", 1)
+            doc, text, expr = doc.strip(), text.strip(), expr.strip()
             func, *args = expr.split()
             got = QUOTES[func](data, *args)
         except Exception as e:  # a bad line is a failure, not a crash
             fail(f"{path}:{number}: cannot compute '{line}': {type(e).__name__}: {e}")
             continue
-        if got != text:
+        if " ".join(got.split()) not in " ".join(text.split()):
             fail(f"{path}:{number}: {doc} quotes '{text}', but {expr} gives '{got}' from the data")
         with open(os.path.join(ROOT, doc)) as f:
             body = " ".join(f.read().split())  # a quote may span a line break
