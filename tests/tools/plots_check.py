@@ -14,9 +14,9 @@ environment. Checks, each printing what it found and what it expected:
 
   1. every plot has its data directory and every data directory its plot;
   2. the command draws the committed PNG byte for byte (twice, so the check
-     cannot be flaky). Other versions of gnuplot draw other bytes, so this
-     is skipped, with the reason, when gnuplot is missing or is not the
-     version named in docs/plots/drawn-by;
+     cannot be flaky). Other versions of gnuplot, cairo, pango or the font
+     draw other bytes, so this is skipped, with the reason, when gnuplot is
+     missing or these are not the versions docs/plots/drawn-by names;
   3. every line of a directory's `quotes` file holds: the chapter quotes
      the text, and the text holds what the data give. A line is
 
@@ -219,10 +219,22 @@ def check_quotes(name, data):
 
 # ---- Drawing ---------------------------------------------------------------
 
+# What turns a plot's script into bytes: gnuplot, and under its pngcairo
+# terminal cairo, pango and the font. Where dpkg can say, their versions too.
+RENDERING_PACKAGES = ["gnuplot-nox", "libcairo2", "libpango-1.0-0", "fonts-dejavu-core"]
+
+
 def gnuplot_version():
+    """The drawing tools here, one per line (gnuplot's version first), or
+    None without gnuplot."""
     if not shutil.which("gnuplot"):
         return None
-    return subprocess.run(["gnuplot", "--version"], capture_output=True, text=True).stdout.strip()
+    lines = [subprocess.run(["gnuplot", "--version"], capture_output=True, text=True).stdout.strip()]
+    if shutil.which("dpkg-query"):
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Version}\\n"] + RENDERING_PACKAGES,
+                           capture_output=True, text=True)
+        lines += sorted(r.stdout.split("\n")[:-1])
+    return "\n".join(lines)
 
 
 def draw(data, out):
@@ -254,8 +266,9 @@ def main():
         print("plots: skipped drawing the plots again: gnuplot is not installed (tests/tools/deps.sh installs it)")
         compare = False
     elif not write and here != drawn_by:
-        print(f"plots: skipped comparing the plots with their data: drawn by {drawn_by}, this is {here}, "
-              "which draws other bytes")
+        print(f"plots: skipped comparing the plots with their data: they were drawn with "
+              f"[{'; '.join((drawn_by or 'unknown').splitlines())}], this machine has "
+              f"[{'; '.join(here.splitlines())}], which may draw other bytes (checking the quotes only)")
         compare = False
     scratch = tempfile.mkdtemp()
     redrawn = quotes = 0
