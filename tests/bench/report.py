@@ -172,10 +172,16 @@ def gnuplot(script):
 # it and compares).
 
 def plot_data_dir(name):
-    """PLOTS_DIR/NAME, emptied, with its command."""
+    """PLOTS_DIR/NAME, emptied but for its quotes (where the chapters quote
+    it, kept by hand: tests/tools/plots_check.py), with its command."""
     data = os.path.join(PLOTS_DIR, name)
+    quotes = os.path.join(data, "quotes")
+    kept = open(quotes).read() if os.path.exists(quotes) else None
     shutil.rmtree(data, ignore_errors=True)
     os.makedirs(data)
+    if kept is not None:
+        with open(quotes, "w") as f:
+            f.write(kept)
     with open(os.path.join(data, "command"), "w") as f:
         f.write(f'python3 tests/bench/report.py --draw {name} "$DIR" "$OUT"\n')
     return data
@@ -445,9 +451,29 @@ def throughput_section(md, summary, tp):
                     vals = [tp.median(t, p, s, idx) for s in servers]
                     f.write(f"{test_name(t)} " + " ".join("NaN" if v is None else f"{v / scale:.4f}"
                                                           for v in vals) + "\n")
+        table_quotes(data, what)
         draw(fname, data, os.path.join(IMG_DIR, fname + ".png"))
     md.append(f"![CPU time per request]({rel_img('bench-cpu-per-request.png')})\n")
     md.append(f"![Throughput]({rel_img('bench-throughput.png')})\n")
+
+
+def table_quotes(data, what):
+    """The quotes file of a bars plot: every median its data hold, as the
+    tables of this report print it (CPU per request to 3 decimals, requests
+    per second whole), so that the report and the plot cannot disagree."""
+    out = ["# DOC | TEXT | FUNCTION ARG...  (tests/tools/plots_check.py), written by",
+           "# tests/bench/report.py: the medians the report's tables print, which this plot draws."]
+    for p in (1, 16):
+        lines = [l.split() for l in open(os.path.join(data, f"pipeline-{p}.dat"))]
+        names = [n.strip('"') for n in lines[0]][1:]
+        for r in lines[1:]:
+            for n, v in zip(names, r[1:]):
+                if v == "NaN":
+                    continue
+                text, fn = (f"{float(v):.3f}", "%.3f") if what == "cpu" else (f"{round(float(v) * 1000):,}", "x1000")
+                out.append(f"{OUT} | {text} | cell pipeline-{p}.dat {r[0]} {n} {fn}")
+    with open(os.path.join(data, "quotes"), "w") as f:
+        f.write("\n".join(out) + "\n")
 
 
 def bars_plot(data, out):
@@ -534,6 +560,16 @@ def memory_plot(by, servers, keys):
                 if r is not None:
                     f.write(f"\"{short_label(s)}\" {r['rss_per_key']} {r['used_per_key']} "
                             f"{int(colour(s)[1:], 16)}\n")
+    out = ["# DOC | TEXT | FUNCTION ARG...  (tests/tools/plots_check.py), written by",
+           "# tests/bench/report.py: bytes per key in the memory table (fields: server, RSS, used_memory, colour)."]
+    for name in ("nottl.dat", "ttl.dat"):
+        for line in open(os.path.join(data, name)):
+            if not line.startswith("#"):
+                x = line.split()
+                out += [f"{OUT} | {x[1]} | field {name} {x[0].strip(chr(34))} 2",
+                        f"{OUT} | {x[2]} | field {name} {x[0].strip(chr(34))} 3"]
+    with open(os.path.join(data, "quotes"), "w") as f:
+        f.write("\n".join(out) + "\n")
     draw("bench-memory", data, os.path.join(IMG_DIR, "bench-memory.png"))
 
 
