@@ -764,8 +764,8 @@ def keys_gone_text(md, burst):
                     "the server answers the DBSIZEs too; a run of this report on a quieter machine measured "
                     "24% for Redis and 26% for step 05)"
                     + (f". In this run, {share} of a core"
-                       + (": less, because the server waited for a CPU part of the time, as the load "
-                          "average says" if busy else "") if share else "")
+                       + (": where that is below a fifth, the server waited for a CPU part of the "
+                          "time, as the load average says" if busy else "") if share else "")
                     + ". A reading client wakes the loop "
                     "with every request, and each wake-up may run a fast cycle on top"
                     + (", at most 1 ms in every 2: the keys go sooner." if sooner else
