@@ -43,12 +43,13 @@
 #include "command.h"
 #include "reply.h"
 
-/* A read asks for READ_CHUNK bytes, and a buffer left empty after a batch is
- * kept unless it has grown beyond IDLE_BUFFER_KEEP. The chunk must be well
- * under the limit: with a 64 KB chunk and a 32 KB limit, every read batch
- * would allocate 64 KB and free it again. 16 KB is also what Redis reads at
- * a time. */
-#define READ_CHUNK       (16 * 1024) /* bytes asked of the kernel per recv() */
+/* A read makes room for READ_CHUNK bytes and asks for all the free room, and
+ * a buffer left empty after a batch is kept unless it has grown beyond
+ * IDLE_BUFFER_KEEP. The chunk must be well under the limit: with a 64 KB
+ * chunk and a 32 KB limit, every read batch would allocate 64 KB and free it
+ * again. Redis 7 too makes room for 16 KB before a read, then reads all the
+ * room its buffer has (readQueryFromClient()). */
+#define READ_CHUNK       (16 * 1024) /* free bytes made before each recv() */
 #define IDLE_BUFFER_KEEP (32 * 1024) /* idle buffers above this are freed */
 #define ACCEPT_RETRY_MS  100         /* pause after running out of descriptors */
 #define LINGER_MS        2000        /* how long a closing client may keep sending */

@@ -17,7 +17,10 @@
 # T0 + SECONDS_AFTER seconds, and measure over [T0, end]: the server's CPU
 # time (utime + stime from /proc), INFO's expire_cycle_cpu_milliseconds where
 # the server has it, and `redis-cli --latency` (PING round trips, ms) from
-# T0 + 0.5 s for 9 s. Prints one summary line per server and draws OUT (a
+# T0 + 0.5 s for 9 s. Prints one summary line per server (the CPU time as a
+# share of one core over the window it was measured in, [T0, end], which the
+# column window_s gives: the last sample ends a little after T0 +
+# SECONDS_AFTER) and draws OUT (a
 # PNG, with gnuplot): keys held, and below, on a log axis, the stale keys
 # (held minus the keys not yet due, counted exactly from the schedule), each
 # server in its colour from tests/bench/colours.tsv.
@@ -26,7 +29,9 @@
 # time allowed for the load), OUT (build/plots/keys-over-time.png; the
 # chapters' copies in docs/img/ are made with OUT=docs/img/...), DATA (a
 # directory to keep the run in: each server's samples, "seconds DBSIZE
-# not-yet-due" per line, with the files series and params that name them),
+# not-yet-due" per line, with the files series and params that name them,
+# summary.tsv, the summary lines' figures, and command, which draws the
+# plot again from the directory: docs/plots/NAME/ for docs/img/NAME.png),
 # REPLOT (a directory kept with DATA: draw OUT again from it, running no
 # server; samples of two columns, from before the third was kept, get it
 # from the schedule, which srand(1) makes the same every time).
@@ -85,6 +90,9 @@ info_field() {
   echo "${v:--}"
 }
 
+# info_field_of STATS NAME: NAME's value in a "name=value name=value" line.
+info_field_of() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
 # cpu_ms: the server's user + system CPU time so far, in ms.
 cpu_ms() {
   local ticks
@@ -94,7 +102,8 @@ cpu_ms() {
 
 # keep_data DIR: the samples, and what names them: series (label, palette
 # entry, file, a tab between) and params (the run's KEYS, SPREAD_MS,
-# SECONDS_AFTER), so that REPLOT can draw the plot again.
+# SECONDS_AFTER), so that REPLOT can draw the plot again, as command says;
+# and summary.tsv, the figures of the summary lines.
 keep_data() {
   mkdir -p "$1"
   : >"$1/series"
@@ -103,6 +112,9 @@ keep_data() {
     printf '%s\t%s\t%s\n' "${series[i]}" "${series[i + 1]}" "$(basename "${series[i + 2]}")" >>"$1/series"
   done
   printf 'KEYS=%s\nSPREAD_MS=%s\nSECONDS_AFTER=%s\n' "$KEYS" "$SPREAD_MS" "$SECONDS_AFTER" >"$1/params"
+  cp "$work/summary.tsv" "$1/summary.tsv"
+  # shellcheck disable=SC2016 # expanded when the command runs
+  echo 'REPLOT="$DIR" OUT="$OUT" bash docs/scripts/expiry-over-time.sh' >"$1/command"
 }
 
 # replot DIR: series from a directory kept with DATA. Without a series file
@@ -201,8 +213,11 @@ fi
 # cycle over [T0, end], in ms (in brackets: the cycle's busiest second), and
 # that CPU time as a share of one core; PING latency. The server's own
 # counters follow.
-printf '%-20s %8s %16s %8s %8s %7s %7s %10s %6s %s\n' server held@0 'peak stale (at)' \
-  held@10s "held@${SECONDS_AFTER}s" '<=1%@s' cpu_ms 'cycle (1s)' cpu% 'latency min/avg/max ms (pings)'
+printf '%-20s %8s %16s %8s %8s %7s %7s %8s %10s %6s %s\n' server held@0 'peak stale (at)' \
+  held@10s "held@${SECONDS_AFTER}s" '<=1%@s' cpu_ms window_s 'cycle (1s)' cpu% 'latency min/avg/max ms (pings)'
+# The same figures, one column each, for DATA.
+printf 'server\theld_0\tpeak_stale\tpeak_stale_s\theld_10s\theld_end\tat_most_1pct_s\tcpu_ms\twindow_s\tcpu_pct\tcycle_ms\tcycle_busiest_second_ms\tping_min_ms\tping_avg_ms\tping_max_ms\tpings\texpired_stale_perc\texpired_time_cap_reached_count\tloadavg_1min\n' \
+  >"$work/summary.tsv"
 series=()
 for spec in "$@"; do
   server=${spec#*=}
@@ -262,13 +277,23 @@ for spec in "$@"; do
   [ "$cyc0" = - ] || cycle="$((cyc1 - cyc0)) $(awk 'NR > 1 && $1 - last > max { max = $1 - last }
     { last = $1 } END { printf "(%d)", max }' "$work/cycle")"
   read -r lmin lmax lavg lcount <<<"$latency"
-  peak=$(awk -v s="$SPREAD_MS" '$1 >= 0 && $1 <= s / 1000 {
+  read -r peak_n peak_at < <(awk -v s="$SPREAD_MS" '$1 >= 0 && $1 <= s / 1000 {
     stale = $2 - $3; if (stale > max) { max = stale; at = $1 } }
-    END { printf "%d (%.1f s)", max, at }' "$dat")
-  printf '%-20s %8s %16s %8s %8s %7s %7s %10s %5s%% %s/%s/%s (%s)   %s\n' "$label" "$(at 0)" \
-    "$peak" "$(at 10)" "$(at "$SECONDS_AFTER")" "${reclaimed:-never}" $((cpu1 - cpu0)) "$cycle" \
-    "$(awk -v c=$((cpu1 - cpu0)) -v t="$end_ms" 'BEGIN { printf "%.1f", 100 * c / t }')" \
-    "$lmin" "$lavg" "$lmax" "$lcount" "$stats"
+    END { printf "%d %.1f\n", max, at }' "$dat")
+  window=$(awk -v t="$end_ms" 'BEGIN { printf "%.2f", t / 1000 }')
+  share=$(awk -v c=$((cpu1 - cpu0)) -v t="$end_ms" 'BEGIN { printf "%.1f", 100 * c / t }')
+  printf '%-20s %8s %16s %8s %8s %7s %7s %8s %10s %5s%% %s/%s/%s (%s)   %s\n' "$label" "$(at 0)" \
+    "$peak_n ($peak_at s)" "$(at 10)" "$(at "$SECONDS_AFTER")" "${reclaimed:-never}" $((cpu1 - cpu0)) \
+    "$window" "$cycle" "$share" "$lmin" "$lavg" "$lmax" "$lcount" "$stats"
+  cycle_ms=${cycle%% *}
+  busiest=$(echo "$cycle" | sed -n 's/.*(\(.*\))/\1/p')
+  # The machine's load average (1 min) at the end of the run: how much else
+  # wanted the 2 cores meanwhile.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$(at 0)" \
+    "$peak_n" "$peak_at" "$(at 10)" "$(at "$SECONDS_AFTER")" "${reclaimed:-never}" $((cpu1 - cpu0)) \
+    "$window" "$share" "$cycle_ms" "${busiest:--}" "$lmin" "$lavg" "$lmax" "$lcount" \
+    "$(info_field_of "$stats" stale_perc)" "$(info_field_of "$stats" time_cap)" \
+    "$(cut -d' ' -f1 /proc/loadavg)" >>"$work/summary.tsv"
   series+=("$label" "$(colour_key "$label" "$server")" "$dat")
   [ -z "${DATA:-}" ] || keep_data "$DATA"
 done

@@ -33,7 +33,10 @@ BURST_LEAD_MS=${BURST_LEAD_MS:-$((8000 + BURST_KEYS / 100))}
 HZ=$(getconf CLK_TCK)
 out=$RESULTS/burst.tsv
 mkdir -p "$RESULTS/burst"
-printf 'server\tmethod\tphase\trequests\tp50_ms\tp99_ms\tp999_ms\tmax_ms\tempty_after_s\tcpu_ms\n' >"$out"
+# loadavg_1min: the machine's load average at the end of the measurement,
+# how much else wanted its cores meanwhile.
+printf 'server\tmethod\tphase\trequests\tp50_ms\tp99_ms\tp999_ms\tmax_ms\tempty_after_s\tcpu_ms\tloadavg_1min\n' >"$out"
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
 # load PORT T: the keys, each with deadline T (Unix ms).
 load() {
@@ -71,7 +74,7 @@ for s in $BURST_SERVERS; do
   c1=$(cpu_ticks "$pid")
   stop_server "$pid"
   cpu_ms=$(((c1 - c0) * 1000 / HZ))
-  printf '%s\tquiet\tburst\t-\t-\t-\t-\t-\t%s\t%s\n' "$s" "${empty:--1}" "$cpu_ms" >>"$out"
+  printf '%s\tquiet\tburst\t-\t-\t-\t-\t-\t%s\t%s\t%s\n' "$s" "${empty:--1}" "$cpu_ms" "$(loadavg)" >>"$out"
   printf '  %-6s no client: keys gone after %s s, %s ms of CPU over %s s\n' "$s" "${empty:-(never)}" \
     "$cpu_ms" "$BURST_WINDOW"
 
@@ -85,10 +88,10 @@ for s in $BURST_SERVERS; do
     exit 1
   fi
   read -r n p50 p99 max <<<"$(bench_get "$port")"
-  printf '%s\tredis-benchmark\tbefore\t%s\t%s\t%s\t-\t%s\t-\t-\n' "$s" "$n" "$p50" "$p99" "$max" >>"$out"
+  printf '%s\tredis-benchmark\tbefore\t%s\t%s\t%s\t-\t%s\t-\t-\t%s\n' "$s" "$n" "$p50" "$p99" "$max" "$(loadavg)" >>"$out"
   wait_until "$t0"
   read -r n p50 p99 max <<<"$(bench_get "$port")"
-  printf '%s\tredis-benchmark\tburst\t%s\t%s\t%s\t-\t%s\t-\t-\n' "$s" "$n" "$p50" "$p99" "$max" >>"$out"
+  printf '%s\tredis-benchmark\tburst\t%s\t%s\t%s\t-\t%s\t-\t-\t%s\n' "$s" "$n" "$p50" "$p99" "$max" "$(loadavg)" >>"$out"
   printf '  %-6s redis-benchmark at the deadline: p50 %s ms, p99 %s ms, max %s ms\n' "$s" "$p50" "$p99" "$max"
   stop_server "$pid"
 
@@ -107,8 +110,8 @@ for s in $BURST_SERVERS; do
   probe=$!
   wait "$probe"
   stop_server "$pid"
-  awk -v s="$s" -F'\t' 'NR > 1 {
-    printf "%s\tprobe\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\n", s, $1, $2, $3, $4, $5, $6, $7 }' \
+  awk -v s="$s" -v load="$(loadavg)" -F'\t' 'NR > 1 {
+    printf "%s\tprobe\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\t%s\n", s, $1, $2, $3, $4, $5, $6, $7, load }' \
     "$RESULTS/burst/$s-summary.tsv" >>"$out"
   awk -F'\t' -v s="$s" '$1 == "burst" {
     printf "  %-6s probe over %s s from the deadline: p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms; empty after %s s\n",

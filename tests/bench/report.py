@@ -11,6 +11,7 @@ import datetime
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -26,6 +27,9 @@ if os.path.exists(os.path.join(RESULTS, "params")):
             os.environ[k] = v
 OUT = os.environ.get("OUT", "docs/benchmarks.md")
 IMG_DIR = os.environ.get("IMG_DIR", "docs/img")
+# Each plot's data, one directory per plot (NAME for IMG_DIR/NAME.png), with
+# the command that draws it again: `report.py --draw NAME DIR PNG`.
+PLOTS_DIR = os.environ.get("PLOTS_DIR", "docs/plots")
 BENCH_BUILD = os.environ.get("BENCH_BUILD", "build/bench")
 
 # The targets (issue 24), Redis's CPU per request / ours, by pipeline depth:
@@ -79,6 +83,8 @@ def rel_img(name):
 def steps():
     """Step labels and directory names, from the build."""
     names = {}
+    if not os.path.isdir(BENCH_BUILD):  # report.py --draw needs no build
+        return names
     for d in sorted(os.listdir(BENCH_BUILD)):
         if re.match(r"\d\d-", d) and os.path.exists(os.path.join(BENCH_BUILD, d, "server")):
             names[d[:2]] = d
@@ -121,6 +127,11 @@ def colour(server):
     return SERVER_COLOURS.get(server, "#000000")
 
 
+def colour_of_short_label(name):
+    """The colour of a server named as the plots name it (short_label)."""
+    return colour("redis" if name == "Redis" else name)
+
+
 def order(servers):
     return sorted(set(servers), key=lambda s: ("" if s == "redis" else s))
 
@@ -129,6 +140,46 @@ def gnuplot(script):
     r = subprocess.run(["gnuplot"], input=script.encode(), capture_output=True)
     if r.returncode != 0 or r.stderr:
         print("report: gnuplot: " + r.stderr.decode(errors="replace"), file=sys.stderr)
+
+
+# ============================ Plots and their data ============================
+# Every plot is drawn from a directory of data, PLOTS_DIR/NAME for
+# IMG_DIR/NAME.png, which keeps the figures it shows and a file `command`:
+# the command that draws it again from them (tests/tools/plots_check.py runs
+# it and compares).
+
+def plot_data_dir(name):
+    """PLOTS_DIR/NAME, emptied but for its quotes (where the chapters quote
+    it, kept by hand: tests/tools/plots_check.py), with its command."""
+    data = os.path.join(PLOTS_DIR, name)
+    quotes = os.path.join(data, "quotes")
+    kept = open(quotes).read() if os.path.exists(quotes) else None
+    shutil.rmtree(data, ignore_errors=True)
+    os.makedirs(data)
+    if kept is not None:
+        with open(quotes, "w") as f:
+            f.write(kept)
+    with open(os.path.join(data, "command"), "w") as f:
+        f.write(f'python3 tests/bench/report.py --draw {name} "$DIR" "$OUT"\n')
+    return data
+
+
+def read_params(data):
+    """A data directory's params file: NAME=VALUE lines."""
+    params = {}
+    for line in open(os.path.join(data, "params")):
+        k, _, v = line.strip().partition("=")
+        params[k] = v
+    return params
+
+
+def draw(name, data, out):
+    """Draws the plot NAME from DATA into OUT (a PNG)."""
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    drawers = {"bench-cpu-per-request": bars_plot, "bench-throughput": bars_plot,
+               "bench-memory": memory_bars, "bench-keys-over-time": keys_over_time,
+               "bench-burst-latency": burst_plot}
+    drawers[name](data, out)
 
 
 HEADER_STYLE = """set terminal pngcairo size 1000,520 font 'DejaVu Sans,10'
@@ -345,36 +396,72 @@ def throughput_section(md, summary, tp):
                                f"{'met' if ok else 'MISSED'}), throughput {fmt(tr)}x Redis")
     md.append("")
 
-    # Plots: CPU per request and throughput, one panel per pipeline depth; in
-    # each, a cluster of bars per test, one bar per server in its colour. The
-    # x range ends half a gap past the outer clusters (gnuplot's own leaves a
-    # cluster's width empty on each side); throughput in thousands, so the
-    # axis reads 1,400 rather than 1.4x10^6.
-    for what, idx, fname, ylabel, scale in (
-            ("cpu", CPU, "bench-cpu-per-request.png", "server CPU time per request (µs)", 1),
-            ("rps", RPS, "bench-throughput.png", "thousand requests per second", 1000)):
-        script = (HEADER_STYLE + "set terminal pngcairo size 1200,560 font 'DejaVu Sans,10'\n"
-                  f"set output '{os.path.join(IMG_DIR, fname)}'\nset multiplot layout 1,2\n")
+    # Plots: CPU per request and throughput (bars_plot), from the medians
+    # kept in the plot's data directory.
+    for what, idx, fname, scale in (("cpu", CPU, "bench-cpu-per-request", 1),
+                                    ("rps", RPS, "bench-throughput", 1000)):
+        data = plot_data_dir(fname)
+        with open(os.path.join(data, "params"), "w") as f:
+            f.write(f"what={what}\nrounds={len(rounds)}\n")
         for p in (1, 16):
-            dat = os.path.join(RESULTS, f"plot-{what}-{p}.dat")
             cols = [t for t, pp in tests if pp == p]
-            with open(dat, "w") as f:
+            with open(os.path.join(data, f"pipeline-{p}.dat"), "w") as f:
                 f.write("test " + " ".join(f'"{short_label(s)}"' for s in servers) + "\n")
                 for t in cols:
                     vals = [tp.median(t, p, s, idx) for s in servers]
                     f.write(f"{test_name(t)} " + " ".join("NaN" if v is None else f"{v / scale:.4f}"
                                                           for v in vals) + "\n")
-            bars = ", \\\n     ".join(
-                f"'{dat if i == 0 else ''}' using {i + 2}:xtic(1) title columnheader({i + 2}) lc rgb '{colour(s)}'"
-                for i, s in enumerate(servers))
-            script += (f"set title '{pipeline_name(p)} (medians of {n_rounds})'\n"
-                       f"set ylabel '{ylabel}'\n"
-                       f"set xrange [-0.6:{len(cols) - 0.4}]\n"
-                       f"plot {bars}\n")
-        script += "unset multiplot\n"
-        gnuplot(script)
+        table_quotes(data, what)
+        draw(fname, data, os.path.join(IMG_DIR, fname + ".png"))
     md.append(f"![CPU time per request]({rel_img('bench-cpu-per-request.png')})\n")
     md.append(f"![Throughput]({rel_img('bench-throughput.png')})\n")
+
+
+def table_quotes(data, what):
+    """The quotes file of a bars plot: every median its data hold, as the
+    tables of this report print it (CPU per request to 3 decimals, requests
+    per second whole), so that the report and the plot cannot disagree."""
+    out = ["# DOC | TEXT | FUNCTION ARG...  (tests/tools/plots_check.py), written by",
+           "# tests/bench/report.py: the medians the report's tables print, which this plot draws."]
+    for p in (1, 16):
+        lines = [l.split() for l in open(os.path.join(data, f"pipeline-{p}.dat"))]
+        names = [n.strip('"') for n in lines[0]][1:]
+        for r in lines[1:]:
+            for n, v in zip(names, r[1:]):
+                if v == "NaN":
+                    continue
+                text, fn = (f"{float(v):.3f}", "%.3f") if what == "cpu" else (f"{round(float(v) * 1000):,}", "x1000")
+                out.append(f"{OUT} | {text} | cell pipeline-{p}.dat {r[0]} {n} {fn}")
+    with open(os.path.join(data, "quotes"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def bars_plot(data, out):
+    """CPU per request or throughput, one panel per pipeline depth; in each,
+    a cluster of bars per test, one bar per server in its colour, from the
+    medians in DATA (pipeline-1.dat, pipeline-16.dat: a header of server
+    names, a row per test) and its params (what, rounds). The x range ends
+    half a gap past the outer clusters (gnuplot's own leaves a cluster's
+    width empty on each side); throughput in thousands, so the axis reads
+    1,400 rather than 1.4x10^6."""
+    params = read_params(data)
+    rounds = int(params["rounds"])
+    n_rounds = f"{rounds} round{'s' if rounds != 1 else ''}"
+    ylabel = {"cpu": "server CPU time per request (µs)", "rps": "thousand requests per second"}[params["what"]]
+    script = (HEADER_STYLE + "set terminal pngcairo size 1200,560 font 'DejaVu Sans,10'\n"
+              f"set output '{out}'\nset multiplot layout 1,2\n")
+    for p in (1, 16):
+        dat = os.path.join(data, f"pipeline-{p}.dat")
+        lines = open(dat).read().splitlines()
+        names = re.findall(r'"([^"]*)"', lines[0])
+        bars = ", \\\n     ".join(
+            f"'{dat if i == 0 else ''}' using {i + 2}:xtic(1) title columnheader({i + 2}) "
+            f"lc rgb '{colour_of_short_label(n)}'" for i, n in enumerate(names))
+        script += (f"set title '{pipeline_name(p)} (medians of {n_rounds})'\n"
+                   f"set ylabel '{ylabel}'\n"
+                   f"set xrange [-0.6:{len(lines) - 1 - 0.4}]\n"
+                   f"plot {bars}\n")
+    gnuplot(script + "unset multiplot\n")
 
 
 # ============================ Memory ============================
@@ -419,23 +506,43 @@ def memory_section(md, summary):
 
 
 def memory_plot(by, servers, keys):
-    """Bytes per key, a panel without TTLs and one with: each server's bars
-    in its colour, RSS solid and used_memory hatched (a colour per measure
-    would give Redis's or a step's colour to something else)."""
-    panels = []
-    for t, title in (("no", "no TTL"), ("yes", "with a TTL (EX 10000)")):
-        dat = os.path.join(RESULTS, f"plot-memory-{'ttl' if t == 'yes' else 'nottl'}.dat")
-        with open(dat, "w") as f:
+    """Keeps the bytes per key, as the table shows them, in the plot's data
+    directory (nottl.dat, ttl.dat: label, RSS, used_memory, colour) and
+    draws the plot from them (memory_bars)."""
+    data = plot_data_dir("bench-memory")
+    with open(os.path.join(data, "params"), "w") as f:
+        f.write(f"keys={keys}\n")
+    for t in ("no", "yes"):
+        with open(os.path.join(data, "ttl.dat" if t == "yes" else "nottl.dat"), "w") as f:
             f.write("# server RSS used_memory colour\n")
             for s in servers:
                 r = by.get((s, t))
                 if r is not None:
                     f.write(f"\"{short_label(s)}\" {r['rss_per_key']} {r['used_per_key']} "
                             f"{int(colour(s)[1:], 16)}\n")
-        panels.append((dat, title))
-    top = max(num(r[k]) or 0 for r in by.values() for k in ("rss_per_key", "used_per_key"))
+    out = ["# DOC | TEXT | FUNCTION ARG...  (tests/tools/plots_check.py), written by",
+           "# tests/bench/report.py: bytes per key in the memory table (fields: server, RSS, used_memory, colour)."]
+    for name in ("nottl.dat", "ttl.dat"):
+        for line in open(os.path.join(data, name)):
+            if not line.startswith("#"):
+                x = line.split()
+                out += [f"{OUT} | {x[1]} | field {name} {x[0].strip(chr(34))} 2",
+                        f"{OUT} | {x[2]} | field {name} {x[0].strip(chr(34))} 3"]
+    with open(os.path.join(data, "quotes"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    draw("bench-memory", data, os.path.join(IMG_DIR, "bench-memory.png"))
+
+
+def memory_bars(data, out):
+    """Bytes per key, a panel without TTLs and one with: each server's bars
+    in its colour, RSS solid and used_memory hatched (a colour per measure
+    would give Redis's or a step's colour to something else)."""
+    keys = read_params(data)["keys"]
+    panels = [(os.path.join(data, "nottl.dat"), "no TTL"), (os.path.join(data, "ttl.dat"), "with a TTL (EX 10000)")]
+    rows = [line.split() for dat, _ in panels for line in open(dat) if not line.startswith("#")]
+    top = max(num(v) or 0 for r in rows for v in r[1:3])
     script = (HEADER_STYLE + "set terminal pngcairo size 1000,480 font 'DejaVu Sans,10'\n"
-              f"set output '{os.path.join(IMG_DIR, 'bench-memory.png')}'\n"
+              f"set output '{out}'\n"
               f"set multiplot layout 1,2 title 'bytes per key, {int(keys):,} keys with a 3-byte value'\n"
               "set style data boxes\nset xtics scale 0\n"
               f"set yrange [0:{top * 1.1:.0f}]\nset offsets 0, 0, 0, 0\n")
@@ -515,8 +622,10 @@ def expiry_section(md, summary):
         md.append("### Keys held while a million keys expire\n")
         md.append("`docs/scripts/expiry-over-time.sh` (chapters 05 and 06) with steps 04, 05, 06 and Redis: "
                   "each key gets a deadline drawn uniformly over 10 s, nobody reads them, DBSIZE is "
-                  "sampled every 100 ms; CPU is the server's over the deadlines and the 5 s after; "
-                  "`cycle` is the time the server reports spending in its expire cycle. Its output:\n")
+                  "sampled every 100 ms; `cpu_ms` is the server's CPU time from the first deadline to the "
+                  "last sample, `window_s` seconds (a little over 15: the last sample ends the window), and "
+                  "`cpu%` that time as a share of one core over the window; `cycle` is the time the server "
+                  "reports spending in its expire cycle. Its output:\n")
         text = [line for line in open(text_path).read().splitlines() if not line.startswith("wrote ")]
         md.append("```\n" + "\n".join(text) + "\n```\n")
         redraw_keys_over_time()
@@ -536,24 +645,27 @@ def expiry_section(md, summary):
         md.append("3. **probe**: `tests/bench/burst_probe.py`, 10 connections sending GET in a closed loop "
                   "from T - 1 s to T + 10 s, every request timed, DBSIZE every 100 ms.\n")
         md.append("The GETs name keys that do not exist, so they measure how long the server keeps a "
-                  "request waiting, not lazy expiry.\n")
+                  "request waiting, not lazy expiry. **load average** is the machine's (1 minute, from "
+                  "/proc/loadavg) at the end of each measurement: on 2 cores, anything above 2 means "
+                  "other work was waiting for a CPU, and the server lost its CPU now and then.\n")
         quiet = [r for r in burst if r["method"] == "quiet"]
         if quiet:
-            md.append("| server | keys gone after (s) | CPU over the 10 s (ms) |")
-            md.append("|---|---:|---:|")
+            md.append("| server | keys gone after (s) | CPU over the 10 s (ms) | load average |")
+            md.append("|---|---:|---:|---:|")
             for r in sorted(quiet, key=lambda r: "" if r["server"] == "redis" else r["server"]):
                 gone = "never" if r["empty_after_s"] == "-1" else r["empty_after_s"]
-                md.append(f"| {label(r['server'])} | {gone} | {r['cpu_ms']} |")
+                md.append(f"| {label(r['server'])} | {gone} | {r['cpu_ms']} | {r.get('loadavg_1min') or '-'} |")
                 summary.append(f"burst {label(r['server'])}: keys gone after {gone} s, "
                                f"{r['cpu_ms']} ms CPU (no client)")
             md.append("")
-        md.append("| server | method | phase | requests | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | keys gone after (s) |")
-        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
+        md.append("| server | method | phase | requests | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | keys gone after (s) | load average |")
+        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for r in sorted((r for r in burst if r["method"] != "quiet"),
                         key=lambda r: ("" if r["server"] == "redis" else r["server"], r["method"],
                                        r["phase"] != "before")):
             md.append(f"| {label(r['server'])} | {r['method']} | {r['phase']} | {r['requests']} | "
-                      f"{r['p50_ms']} | {r['p99_ms']} | {r['p999_ms']} | {r['max_ms']} | {r['empty_after_s']} |")
+                      f"{r['p50_ms']} | {r['p99_ms']} | {r['p999_ms']} | {r['max_ms']} | {r['empty_after_s']} | "
+                      f"{r.get('loadavg_1min') or '-'} |")
             if r["phase"] == "burst" and r["method"] != "quiet":
                 summary.append(f"burst {label(r['server'])} ({r['method']}): p50 {r['p50_ms']} ms, "
                                f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms")
@@ -565,7 +677,13 @@ def expiry_section(md, summary):
             if os.path.exists(path):
                 series.append((s, path))
         if series:
-            burst_plot(series)
+            data = plot_data_dir("bench-burst-latency")
+            shutil.copy(os.path.join(RESULTS, "burst.tsv"), data)
+            with open(os.path.join(data, "series"), "w") as f:
+                for srv, path in series:
+                    shutil.copy(path, data)
+                    f.write(f"{srv}\t{label(srv)}\t{os.path.basename(path)}\n")
+            draw("bench-burst-latency", data, os.path.join(IMG_DIR, "bench-burst-latency.png"))
             md.append(f"![Latency during the burst]({rel_img('bench-burst-latency.png')})\n")
 
 
@@ -584,26 +702,46 @@ def keys_gone_text(md, burst):
     if sampling:
         text.append(" " + "; ".join(f"{label(s)}: {gone(s, 'quiet')} s alone, {gone(s, 'probe')} s "
                                     "with ten clients reading" for s in sampling) + ".")
+        shares = {s: cpu[s] / (gone(s, "quiet") * 10) for s in sampling if cpu.get(s)}
         share = "; ".join(f"{label(s)}'s {cpu[s]:.0f} ms over {gone(s, 'quiet')} s is "
-                          f"{cpu[s] / (gone(s, 'quiet') * 10):.0f}%" for s in sampling if cpu.get(s))
+                          f"{shares[s]:.0f}%" for s in shares)
+        # Below a fifth, the cycles did not run back to back: the server
+        # waited for a CPU (a busy machine) or ran out of keys to delete.
+        busy = any(v < 19 for v in shares.values())
         sooner = all(gone(s, "probe") < gone(s, "quiet") for s in sampling)
         text.append(" Redis and step 05 delete expired keys in two cycles: a slow one that the server "
-                    "cron runs 10 times a second for at most 25 ms, a quarter of a core, and a fast one of "
+                    "cron runs 10 times a second for at most 25 ms, and a fast one of "
                     "at most 1 ms that runs before the event loop waits for events, no more than once "
-                    "every 2 ms and only while expired keys are piling up. With no client but the DBSIZE "
+                    "every 2 ms and only while expired keys are piling up. The 25 ms are a quarter of "
+                    "the 100 ms between two cron runs, but the next run is timed from the end of the "
+                    "last (`processTimeEvents()` in Redis's `ae.c`, and this project's event loop), so "
+                    "full slow cycles back to back take 25 ms of every 125: a fifth of a core "
+                    "(chapter 05, \"The time budget\"). With no client but the DBSIZE "
                     "sampler the loop wakes about 20 times a second (the cron, and a DBSIZE every 100 ms), "
-                    "so the slow cycle does nearly all the work, at its quarter of a core"
-                    + (f" ({share} of a core)" if share else "") + ". A reading client wakes the loop "
+                    "so the slow cycle does nearly all the work, at a fifth of a core or a little more "
+                    "(a cycle overshoots its budget by up to 16 rounds, the clock being read every 16, and "
+                    "the server answers the DBSIZEs too; a run of this report on a quieter machine measured "
+                    "24% for Redis and 26% for step 05)"
+                    + (f". In this run, {share} of a core"
+                       + (": where that is below a fifth, the server waited for a CPU part of the "
+                          "time, as the load average says" if busy else "") if share else "")
+                    + ". A reading client wakes the loop "
                     "with every request, and each wake-up may run a fast cycle on top"
                     + (", at most 1 ms in every 2: the keys go sooner." if sooner else
                        "; in this run that did not make the keys go sooner."))
     if gone("06", "quiet") is not None and gone("06", "probe") is not None:
         t_quiet, t_probe = gone("06", "quiet"), gone("06", "probe")
-        text.append(f" Step 06 goes the other way, {t_quiet} s alone and {t_probe} s with clients: "
-                    "its wheel deletes up to 1,000 due keys on each turn of the loop and does not sleep "
-                    "while keys are due, so alone it deletes at full speed"
-                    + (f" ({cpu['06']:.0f} ms of CPU in those {t_quiet} s)" if cpu.get("06") else "")
-                    + ", and with clients their requests take turns with the deletions.")
+        why = ("its wheel deletes up to 1,000 due keys on each turn of the loop and does not sleep "
+               "while keys are due, so alone it deletes at full speed"
+               + (f" ({cpu['06']:.0f} ms of CPU in those {t_quiet} s)" if cpu.get("06") else ""))
+        if t_probe >= t_quiet:
+            text.append(f" Step 06 goes the other way, {t_quiet} s alone and {t_probe} s with clients: "
+                        + why + ", and with clients their requests take turns with the deletions.")
+        else:
+            text.append(f" Step 06 took {t_quiet} s alone and {t_probe} s with clients. Alone it should "
+                        "be the faster: " + why + ", where clients' requests take turns with the "
+                        "deletions. In this run it was not; each figure is one run, and the load average "
+                        "column says how busy the machine was.")
     md.append("".join(text) + "\n")
 
 
@@ -627,27 +765,47 @@ def keys_over_time_note():
 def redraw_keys_over_time():
     """The keys-over-time plot, drawn again from the samples the run kept
     (expiry-over-time.sh with REPLOT), so that the plot follows the script's
-    plotting as the report follows this file."""
+    plotting as the report follows this file. The samples, and the script's
+    output (summary.txt), are kept in the plot's data directory."""
     data = os.path.join(RESULTS, "expiry-over-time")
-    script = "docs/scripts/expiry-over-time.sh"
-    if not (os.path.isdir(data) and os.path.exists(script)):
+    if not (os.path.isdir(data) and os.path.exists("docs/scripts/expiry-over-time.sh")):
         return
-    env = dict(os.environ, REPLOT=data, OUT=os.path.join(IMG_DIR, "bench-keys-over-time.png"),
-               KEYS=os.environ.get("EXPIRY_KEYS", "1000000"))
+    kept = plot_data_dir("bench-keys-over-time")
+    for name in os.listdir(data):
+        if name != "command":  # the report draws it, as its command says
+            shutil.copy(os.path.join(data, name), kept)
+    summary = os.path.join(RESULTS, "expiry-over-time.txt")
+    if os.path.exists(summary):
+        with open(os.path.join(kept, "summary.txt"), "w") as f:
+            f.writelines(line for line in open(summary) if not line.startswith("wrote "))
+    draw("bench-keys-over-time", kept, os.path.join(IMG_DIR, "bench-keys-over-time.png"))
+
+
+def keys_over_time(data, out):
+    """Draws OUT from samples kept by docs/scripts/expiry-over-time.sh."""
+    script = "docs/scripts/expiry-over-time.sh"
+    env = dict(os.environ, REPLOT=data, OUT=out)
+    env.pop("KEYS", None)  # the kept params say how many
     r = subprocess.run(["bash", script], env=env, capture_output=True, text=True)
     if r.returncode != 0:
         print(f"report: {script} (REPLOT): {r.stderr}", file=sys.stderr)
 
 
-def burst_plot(series):
-    """The probe's run, one panel per server, then the keys held. One panel
+def burst_plot(data, out):
+    """The probe's run kept in DATA (its file series names each server's
+    samples: server, label, file), one panel per server, then the keys held. One panel
     each, on the same axes, because the servers' worst waits coincide (the
     first second after the deadline) and would hide one another on one. The
     keys on a log axis over the seconds in which they go: the last 1% (a
     Redis rule) is invisible on a linear one, and after that every line is 0.
     Where the keys' lines coincide (all a million before the deadline), each
     is drawn thinner than the one before, with its own marker, so all show."""
-    rows = {s: read_tsv(os.path.relpath(path, RESULTS)) for s, path in series}
+    series, names = [], {}
+    for line in open(os.path.join(data, "series")):
+        srv, name, file = line.rstrip("\n").split("\t")
+        series.append((srv, os.path.join(data, file)))
+        names[srv] = name
+    rows = {s: list(csv.DictReader(open(path), delimiter="\t")) for s, path in series}
     gone = [next((num(r["t_s"]) for r in rows[s] if num(r["t_s"]) >= 0 and num(r["dbsize"]) == 0),
                  num(rows[s][-1]["t_s"])) for s, _ in series]
     fewest = min(num(r["dbsize"]) for s, _ in series for r in rows[s] if num(r["dbsize"]))
@@ -655,18 +813,18 @@ def burst_plot(series):
     n = len(series)
     panel = 0.62 / n  # the latency panels share 62% of the height, the keys get the rest
     script = (f"set terminal pngcairo size 1000,{200 * n + 400} font 'DejaVu Sans,10'\n"
-              f"set output '{os.path.join(IMG_DIR, 'bench-burst-latency.png')}'\n"
+              f"set output '{out}'\n"
               "set multiplot title '10 clients sending GET in a closed loop; a million keys expire at 0'\n"
               "set grid\nset key top right\nset xrange [-1:*]\nset logscale y\nset lmargin 10\n"
               f"set yrange [0.1:{top * 2:.0f}]\nset ylabel 'slowest GET (ms)'\nset size 1,{panel:.3f}\n")
     for i, (s, path) in enumerate(series):
         script += (f"set origin 0,{0.96 - panel * (i + 1):.3f}\n"
-                   f"set title '{label(s)}: the slowest GET in each 100 ms'\n"
+                   f"set title '{names[s]}: the slowest GET in each 100 ms'\n"
                    f"plot '{path}' using 1:5 with steps lw 2 lc rgb '{colour(s)}' notitle\n")
     marks = [(6, 1.6), (4, 1.1), (7, 0.6), (8, 1.0), (2, 1.0)]  # open circle, open square, dot, ...
     plot = ", \\\n     ".join(
         f"'{path}' using 1:6 with linespoints lw {4 - 1.2 * i:.1f} pt {marks[i % 5][0]} ps {marks[i % 5][1]} "
-        f"lc rgb '{colour(s)}' title '{label(s)}'" for i, (s, path) in enumerate(series))
+        f"lc rgb '{colour(s)}' title '{names[s]}'" for i, (s, path) in enumerate(series))
     script += ("set origin 0,0\n"
                f"set size 1,{0.96 - panel * n:.3f}\n"
                "set title 'keys held (DBSIZE, every 100 ms), on a log scale: a line ends where the server "
@@ -704,8 +862,13 @@ plus what only speed needs, in `steps/08-fast-path/`:
   `dict.c`), and lets those clients run. The memory loads of a batch overlap
   instead of following one another. Redis 7.4.0 does nothing of the kind:
   its `src/`, and that of `unstable` as of October 2024, has no prefetch at
-  all; Valkey 8.0.0 does, for its I/O threads (`prefetchCommands()` in
-  `src/memory_prefetch.c`, batches of `prefetch-batch-max-size`, default 16).
+  all. Valkey 8.0.0 does, for its I/O threads (`prefetchCommands()` in
+  `src/memory_prefetch.c`, batches of `prefetch-batch-max-size`, default
+  16), and Redis gained it in 2025 (`memory_prefetch.c`, redis/redis pull
+  request #14017), for the commands its I/O threads have read and parsed:
+  before the main thread runs such a batch, it walks their keys' buckets,
+  entries, objects and values one step at a time for all of them,
+  prefetching as it goes.
 - Two measured tricks: SipHash's rounds forced inline (`HOT_INLINE` in
   `dict.c`), and a plain `SET` that skips its first lookup
   (`set_needs_current_key()` in `keyspace.c`).
@@ -755,7 +918,7 @@ misses included). What they showed, and the fixes:
 1. **A 64 KB buffer allocated and freed on every read** (net.c). A read asked
    for `READ_CHUNK` = 64 KB of room, and a query buffer left empty was freed
    when over `IDLE_BUFFER_KEEP` = 32 KB: so always. About 450 instructions per
-   request without pipelining. Now reads are 16 KB (as Redis's), under the
+   request without pipelining. Now a read makes room for 16 KB (as Redis 7's does), under the
    limit.
 2. **The hash function was 2.5 times slower than it needed to be** (dict.c; the forced inlining is step 08's `HOT_INLINE`).
    `sip_round()` was not inlined, so SipHash's four words lived in memory, and
@@ -797,7 +960,7 @@ misses included). What they showed, and the fixes:
    went up while the time went down.
 7. The event loop read the clock twice per turn for timers even when there
    were none (steps 06 and 07 have none); it no longer does.
-8. **A 400 ms stall while a million keys expired** (main.c of steps 05 to
+8. **A stall of over 400 ms while a million keys expired** (main.c of steps 05 to
    07), found by the burst measurement below: with step 05, every client
    waited 417 ms (probe) and 493 ms (redis-benchmark) at once, about 0.7 s
    after the deadline, although the expire cycle stops after 25 ms. glibc's
@@ -919,8 +1082,7 @@ machine, a 5-byte write and the read that takes it cost about 6.8 µs
 together, out of the 7.5 to 9 µs a request costs either server; Redis's
 user-space time is about 2 µs of it, ours about 1. That sets a ceiling: a
 server whose own work cost nothing would use about 1.3x less CPU per request
-than Redis. PING, which looks nothing up, gets 1.08x to 1.13x (steps 01 to
-07). SET and GET, which also look a key up in a table much larger than the
+than Redis. PING, which looks nothing up, gets PING_RANGE. SET and GET, which also look a key up in a table much larger than the
 caches, get a little more, because a lookup costs Redis more than it costs
 us. But one run of a test still moves by 10% and more (compare Redis's two
 runs in a round), so the 1.1x target lies inside the machine's spread: over
@@ -938,6 +1100,17 @@ blocks a key needs. None of these is needed for the targets.
 
 
 # ============================ The report ============================
+
+def ping_range(tp):
+    """What PING without pipelining gets in this run, Redis's CPU per request
+    over the steps' (the per-round column of its table), lowest to highest."""
+    ratios = [tp.vs_redis("ping_mbulk", 1, s, CPU) for s in STEP_NAMES] if tp else []
+    ratios = [r for r in ratios if r is not None]
+    if not ratios:
+        return "less than that (this run measured no PING)"
+    return (f"{fmt(min(ratios))}x to {fmt(max(ratios))}x in this\nreport's run (steps "
+            f"{min(STEP_NAMES)} to {max(STEP_NAMES)}, the PING table's per-round column)")
+
 
 def main():
     os.makedirs(IMG_DIR, exist_ok=True)
@@ -980,7 +1153,7 @@ def main():
     callgrind_section(md, summary, cg)
     expiry_section(md, summary)
     fastpath_section(md, tp, cg)
-    md.append(FINDINGS)
+    md.append(FINDINGS.replace("PING_RANGE", ping_range(tp)))
     with open(OUT, "w") as f:
         f.write("\n".join(md))
     print(f"bench: wrote {OUT} and the plots in {IMG_DIR}/bench-*.png")
@@ -990,4 +1163,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--draw"] and len(sys.argv) == 5:
+        draw(*sys.argv[2:])  # report.py --draw NAME DIR PNG
+    else:
+        main()

@@ -9,8 +9,15 @@
 # written by hand and list the names they show (tests/tools/pictures_check.sh
 # looks them up in the code).
 #
-#   make pictures         print the generated sources again and redraw every .svg
-#   make pictures-check   fail when a picture differs from what its source draws now
+# The plots, NAME.png, are drawn by gnuplot from measured data, kept in
+# docs/plots/NAME/ with the command that draws them and the figures the
+# chapters quote from them (tests/tools/plots_check.py).
+#
+#   make pictures         print the generated sources again, redraw every .svg
+#                         and every plot from its data
+#   make pictures-check   fail when a picture differs from what its source draws
+#                         now, a plot from what its data draw, or a chapter's
+#                         figure from the data
 
 PICTURE_TOOLS := $(BUILD)/tools/draw_resp_frames $(BUILD)/tools/draw_wheel_cascade
 

@@ -12,7 +12,8 @@
 # suites), redis-cli and redis-benchmark (the client the suites talk through),
 # redis-server (the reference run proving the suites encode Redis's
 # behaviour), valgrind, python3 (raw-socket tests), libxxhash (chapter 07's
-# DIGEST), bubblewrap (make grade-class's sandbox), and the real client
+# DIGEST), bubblewrap (make grade-class's sandbox), gnuplot (make
+# pictures-check draws the plots again from their data), and the real client
 # libraries of tests/clients/: hiredis,
 # redis-py, and (from npm, when Node.js is present) ioredis and node-redis.
 # The book (make book, tests/book/) needs pandoc and chromium, which loads
@@ -36,6 +37,7 @@ TEST_TOOLS=(
   "header-hiredis:libhiredis-dev"
   "python-redis:python3-redis"
   "dot:graphviz"
+  "gnuplot:gnuplot-nox"
   "patch:patch"
   "nc:netcat-openbsd"
   "clang:clang"

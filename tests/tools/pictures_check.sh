@@ -16,7 +16,9 @@
 #   3. every .svg has its .dot, every .dot its .svg, and a chapter shows it;
 #   4. each .svg is what dot renders from its .dot now, and rendering twice
 #      gives the same bytes (so the check cannot be flaky), on a white
-#      background (legible in GitHub's dark theme too).
+#      background (legible in GitHub's dark theme too);
+#   5. each plot, NAME.png, is what its data in docs/plots/NAME/ draw, and
+#      the chapters quote those data truly (tests/tools/plots_check.py).
 # Check 4 needs dot, and the version of dot that drew the committed .svg
 # files: other versions lay out differently, so it is skipped, with the
 # reason, when dot is missing or is another version. Exits 1 on a failure.
@@ -127,10 +129,19 @@ check_renders() {
   done
 }
 
+# 5. The plots (docs/img/*.png) against their data in docs/plots/, and the
+# figures the chapters quote from them: tests/tools/plots_check.py.
+check_plots() {
+  local args=()
+  [ "$WRITE" = 1 ] && args=(--write)
+  python3 tests/tools/plots_check.py "${args[@]}" || FAILED=1
+}
+
 check_generated
 check_names
 check_pairs
 check_renders
+check_plots
 if [ "$WRITE" = 1 ]; then
   [ "$FAILED" = 0 ] && echo "pictures: redrew $(ls "$IMG"/*.dot | wc -l) pictures in $IMG from their sources"
 else
