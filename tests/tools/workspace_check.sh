@@ -145,7 +145,7 @@ check_chapter 01 01-resp common/* steps/01-resp/*
 # reply_bulk() without its final \r: the reply writers' unit tests see it at
 # once; alone, the first stage over a socket must not wait for ever for the
 # rest of the reply (redis-cli would).
-no_cr="/^void reply_bulk(/,/^}/{/c->out.data\[c->out.len++\] = '\\\\r';/d}"
+no_cr='/^void reply_bulk(/,/^}/{s/buf_append(&c->out, "\\r\\n", 2);/buf_append(\&c->out, "\\n", 1);/}'
 plant_mistake 01 01-resp reply.c "$no_cr" 01-2 "reply_bulk() without its final \\r"
 plant_mistake 01 01-resp reply.c "$no_cr" 01-4 "reply_bulk() without its final \\r, graded over a socket" \
   "no complete reply within"

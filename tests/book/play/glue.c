@@ -190,7 +190,7 @@ static void server_setup(void) {
     seed_hash_function();
 #if defined(TIMEWHEEL_H)
     keyspace_init(&server.db, server.start_ms);
-    server.active_expire = 1;
+    wheel_expirer_init(&server.expirer);
 #else
     keyspace_init(&server.db);
 #endif
@@ -311,7 +311,7 @@ static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms) {
     int i = cy ? cy->shown : PLAY_SAMPLE_SHOWN;
     if (i < PLAY_SAMPLE_SHOWN) {
         size_t n =
-            dict_entry_keylen(de) < PLAY_KEY_BYTES - 1 ? dict_entry_keylen(de) : PLAY_KEY_BYTES - 1;
+            de->keylen < PLAY_KEY_BYTES - 1 ? de->keylen : PLAY_KEY_BYTES - 1;
         memcpy(cy->keys[i], dict_entry_key(de), n); /* before it may be freed */
         cy->keys[i][n] = '\0';
     }
@@ -400,12 +400,12 @@ static void inspect_last_command(void) {
 
 #if defined(KEYSPACE_H)
 static void json_key(const dict_entry *de) {
-    json_str(dict_entry_key(de), dict_entry_keylen(de), PLAY_KEY_BYTES);
+    json_str(dict_entry_key(de), de->keylen, PLAY_KEY_BYTES);
 }
 
 /* Chapters 02 and 03: both tables, each bucket's chain, the rehash index. */
 static void inspect_dict(dict *d) {
-    json_fmt(",\"dict\":{\"rehashing\":%d,\"rehash_index\":%zu,\"tables\":[", dict_is_rehashing(d),
+    json_fmt(",\"dict\":{\"rehashing\":%d,\"rehash_index\":%zu,\"tables\":[", is_rehashing(d),
              d->rehash_index);
     for (int t = 0; t < 2; t++) {
         dict_table *tb = &d->table[t];
