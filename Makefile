@@ -98,7 +98,7 @@ $(SERVERS): $(BUILD)/%/server: $(COMMON_OBJ)
 $(BUILD)/07-set-options-fsm/keyspace.o $(BUILD)/08-fast-path/keyspace.o: | xxhash-header
 xxhash-header:
 	@printf '#include <xxhash.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || { \
-	  echo "step 07 needs xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \
+	  echo "steps 07 and 08 need xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \
 	    "xxhash-devel on Fedora, xxhash with Homebrew (make deps does it on Debian/Ubuntu)" >&2; exit 1; }
 
 # ---- Running one, comparing two ----------------------------------------------

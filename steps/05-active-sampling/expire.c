@@ -20,6 +20,8 @@
  * there (value.ttl_index), so joining and leaving the list are O(1): append
  * at the end; to leave, move the last entry into the hole. */
 
+/* Append de, a key that has just been given a TTL, to ks->ttl_keys, and
+ * record its position in its value. Grows the array by doubling. */
 static void ttl_list_add(keyspace *ks, dict_entry *de) {
     if (ks->ttl_count == ks->ttl_cap) {
         ks->ttl_cap = ks->ttl_cap ? ks->ttl_cap * 2 : 16;
@@ -30,6 +32,8 @@ static void ttl_list_add(keyspace *ks, dict_entry *de) {
     ks->ttl_keys[ks->ttl_count++] = de;
 }
 
+/* Take de, a key in ks->ttl_keys, out of the list: the last entry moves into
+ * its place. Shrinks the array when it is a quarter full. */
 static void ttl_list_remove(keyspace *ks, dict_entry *de) {
     value *v = de->val;
     dict_entry *last = ks->ttl_keys[--ks->ttl_count];

@@ -488,10 +488,14 @@ def main():
 
 
 def title_of(md):
-    """A page's first heading, for the previous/next links."""
+    """A page's first heading, for the previous/next links. A chapter's
+    companion page ("07-set-fsm-table.md") says whose it is, so that the
+    link after chapter 07's pages does not read as chapter 07 itself."""
     for line in (ROOT / md).read_text().splitlines():
         m = HEADING.match(line)
         if m:
+            if str(md).endswith("-table.md"):
+                return "Chapter %s's table: %s" % (pathlib.PurePath(md).name[:2], m.group(2))
             return m.group(2)
     return md
 
