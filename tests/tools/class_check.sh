@@ -165,7 +165,7 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
 print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
 }
 
-echo "1..32"
+echo "1..33"
 start_listener
 if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
 
@@ -173,6 +173,13 @@ check "the starter has no steps/05 or later, no solutions, no benchmarks, one co
   "absent absent absent 1" \
   "$(cd "$tmp/starter" && for p in "steps/$STEP" docs/solutions docs/benchmarks.md; do [ -e "$p" ] && echo -n "present " || echo -n "absent "; done
      ls -d steps/0[6-9]-* 2>/dev/null; git rev-list --count HEAD)"
+
+# The chapters' links to what the starter does not hold (later chapters,
+# benchmarks, solutions, steps/05) are plain text: none leads nowhere.
+check "every link in the starter's chapters names a file the starter holds" "0" \
+  "$(cd "$tmp/starter/docs" && grep -ohE '[^!]\[[^][]+\]\([^)#[:space:]][^)[:space:]]*\)' ./*.md |
+     sed -E 's/.*\]\(([^)#]*).*/\1/' | grep -vE '^[a-z]+:' | sort -u |
+     while read -r t; do [ -e "$t" ] || echo "$t"; done | wc -l)"
 
 # ---- EXCERPTS=hide: chapter 05 without the code the student writes -------------
 # The same starter but for its chapter text (and the README saying so); in
