@@ -39,7 +39,13 @@ run_unit() {
   local bin=$UNIT_DIR/${1%%:*} case="" out
   [[ "$1" == *:* ]] && case=${1#*:}
   if [ ! -x "$bin" ]; then
+    local unit=${1%%:*} src doc
+    if [[ "$unit" == */* ]]; then src=tests/$unit.c; else src=tests/unit/$unit.c; fi
+    doc=$(ls docs/"$num"-*.md 2>/dev/null | grep -v -- '-table.md' | head -1)
     echo "  unit tests $1: not built ($bin)"
+    echo "    $src did not compile against the server's files (the compiler said"
+    echo "    why, above). It calls what the chapter adds: \"Files this chapter"
+    echo "    changes\" in ${doc:-the chapter} lists the files, (new) the ones to create."
     checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
     return 1
   fi
