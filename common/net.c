@@ -331,6 +331,11 @@ static void write_queued_replies(net_server *s) {
 
 /* ==== Reading and executing ==== */
 
+static void run_command(client *c, int argc, arg *argv) {
+    command_execute(c, argc, argv);
+    c->server->total_commands++;
+}
+
 /* Execute every complete command in the query buffer, then drop the bytes
  * they used. Stops early when the client must be closed, or when its unread
  * replies exceed CLIENT_OUTPUT_PAUSE_BYTES (the rest waits in the buffer). */
@@ -352,8 +357,7 @@ static void process_query_buffer(client *c) {
             el_unwatch(c->server->loop, c->fd, EL_READABLE);
             break;
         }
-        command_execute(c, p->argc, p->argv);
-        c->server->total_commands++;
+        run_command(c, p->argc, p->argv);
     }
     size_t used = parser_consumed(p);
     buf_consume(&c->query, used);
@@ -364,6 +368,14 @@ static void process_query_buffer(client *c) {
 void net_run_client(client *c) {
     process_query_buffer(c);
     if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
+}
+
+/* The same conditions as process_query_buffer()'s loop; when one holds,
+ * net_run_client() stops there, or pauses the client's reading. */
+int net_run_command(client *c, int argc, arg *argv) {
+    if (c->close_after_reply || pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) return 0;
+    run_command(c, argc, argv);
+    return 1;
 }
 
 void net_set_run_hooks(net_server *s, const net_run_hooks *hooks, void *ctx) {

@@ -40,6 +40,9 @@ struct dict {
     size_t rehash_index;   /* buckets of table[0] below this one are already moved */
     unsigned pause_rehash; /* walks of the table under way: rehash steps wait while > 0 */
     size_t metadata_bytes; /* bytes of caller metadata in every entry */
+    const char *expected_key; /* a key about to be looked up, hashed ahead (dict_expect_key()) */
+    size_t expected_len;      /* its length */
+    uint64_t expected_hash;   /* its dict_hash() */
 };
 
 /* The smallest table we ever have, so a tiny dict does not resize on every
@@ -392,16 +395,23 @@ static dict_entry *lookup(dict *d, uint64_t hash, const char *key, size_t len) {
     return NULL;
 }
 
+/* The key's hash: the one computed ahead if this is the expected key (the
+ * very bytes: the same pointer and length), or a new one. */
+static uint64_t key_hash(const dict *d, const char *key, size_t len) {
+    if (key == d->expected_key && len == d->expected_len && key != NULL) return d->expected_hash;
+    return dict_hash(key, len);
+}
+
 dict_entry *dict_find(dict *d, const char *key, size_t len) {
     rehash_step(d);
     if (dict_size(d) == 0) return NULL; /* no need to hash */
-    return lookup(d, dict_hash(key, len), key, len);
+    return lookup(d, key_hash(d, key, len), key, len);
 }
 
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed) {
     rehash_step(d);
     resize_if_needed(d);
-    uint64_t hash = dict_hash(key, len);
+    uint64_t hash = key_hash(d, key, len);
     dict_entry *de = lookup(d, hash, key, len);
     if (de != NULL) {
         *existed = 1;
@@ -475,7 +485,7 @@ void *dict_delete(dict *d, const char *key, size_t len, int *found) {
     rehash_step(d);
     if (dict_size(d) == 0) return NULL;
     dict_table *t;
-    dict_entry **link = find_key_link(d, dict_hash(key, len), key, len, &t);
+    dict_entry **link = find_key_link(d, key_hash(d, key, len), key, len, &t);
     if (link == NULL) return NULL;
     void *val = (*link)->val;
     unlink_and_free(d, t, link);
@@ -648,6 +658,12 @@ void dict_prefetch_entry(const dict *d, uint64_t hash) {
         const dict_entry *de = t->buckets[hash & (t->size - 1)];
         if (de != NULL) PREFETCH(de);
     }
+}
+
+void dict_expect_key(dict *d, const char *key, size_t len, uint64_t hash) {
+    d->expected_key = key;
+    d->expected_len = len;
+    d->expected_hash = hash;
 }
 
 /* ============================ Creating and destroying ============================ */
