@@ -331,11 +331,6 @@ static void write_queued_replies(net_server *s) {
 
 /* ==== Reading and executing ==== */
 
-static void run_command(client *c, int argc, arg *argv) {
-    command_execute(c, argc, argv);
-    c->server->total_commands++;
-}
-
 /* Execute every complete command in the query buffer, then drop the bytes
  * they used. Stops early when the client must be closed, or when its unread
  * replies exceed CLIENT_OUTPUT_PAUSE_BYTES (the rest waits in the buffer). */
@@ -357,7 +352,8 @@ static void process_query_buffer(client *c) {
             el_unwatch(c->server->loop, c->fd, EL_READABLE);
             break;
         }
-        run_command(c, p->argc, p->argv);
+        command_execute(c, p->argc, p->argv);
+        c->server->total_commands++;
     }
     size_t used = parser_consumed(p);
     buf_consume(&c->query, used);
@@ -374,7 +370,8 @@ void net_run_client(client *c) {
  * net_run_client() stops there, or pauses the client's reading. */
 int net_run_command(client *c, int argc, arg *argv) {
     if (c->close_after_reply || pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) return 0;
-    run_command(c, argc, argv);
+    command_execute(c, argc, argv);
+    c->server->total_commands++;
     return 1;
 }
 
