@@ -36,10 +36,10 @@ typedef struct dict_table {
 } dict_table;
 
 struct dict {
-    dict_table table[2];   /* [0] the main table, [1] the new table during a rehash */
-    size_t rehash_index;   /* buckets of table[0] below this one are already moved */
-    unsigned pause_rehash; /* walks of the table under way: rehash steps wait while > 0 */
-    size_t metadata_bytes; /* bytes of caller metadata in every entry */
+    dict_table table[2];      /* [0] the main table, [1] the new table during a rehash */
+    size_t rehash_index;      /* buckets of table[0] below this one are already moved */
+    unsigned pause_rehash;    /* walks of the table under way: rehash steps wait while > 0 */
+    size_t metadata_bytes;    /* bytes of caller metadata in every entry */
     const char *expected_key; /* a key about to be looked up, hashed ahead (dict_expect_key()) */
     size_t expected_len;      /* its length */
     uint64_t expected_hash;   /* its dict_hash() */
@@ -652,11 +652,20 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash) {
     }
 }
 
-void dict_prefetch_entry(const dict *d, uint64_t hash) {
+/* The entry's header, and the end of its key: after the header and the
+ * caller's metadata (the timing wheel's 24-byte link), a 16-byte key ends on
+ * the entry's second cache line for three entries in four, and a lookup
+ * that finds its key compares those bytes. */
+void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen) {
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];
         const dict_entry *de = t->buckets[hash & (t->size - 1)];
-        if (de != NULL) PREFETCH(de);
+        if (de == NULL) continue;
+        PREFETCH(de);
+        /* In integers: for an entry whose key is shorter, the address is
+         * past its end, which a prefetch may name but a pointer may not. */
+        size_t key_end = sizeof(dict_entry) + d->metadata_bytes + (keylen ? keylen - 1 : 0);
+        PREFETCH((const void *)((uintptr_t)de + key_end));
     }
 }
 

@@ -80,7 +80,7 @@ int fastpath_look_ahead(fastpath *f, client *const *clients, int n) {
     int keys = 0;
     for (int i = 0; i < f->batch_count; i++) {
         if (f->batch[i].argc < 2) continue;
-        dict_prefetch_entry(f->keys, f->batch[i].key_hash);
+        dict_prefetch_entry(f->keys, f->batch[i].key_hash, f->batch[i].argv[1].len);
         keys++;
     }
     f->batches++;

@@ -71,17 +71,18 @@ static void prefetch_many(const dict *d, size_t keys) {
     char key[32];
     uint64_t rng = 7;
     for (size_t i = 0; i < keys; i++) {
-        uint64_t hash = dict_hash(key, make_key(key, i));
+        size_t len = make_key(key, i);
+        uint64_t hash = dict_hash(key, len);
         dict_prefetch_bucket(d, hash);
-        dict_prefetch_entry(d, hash);
+        dict_prefetch_entry(d, hash, len);
         hash = splitmix64(&rng);
         dict_prefetch_bucket(d, hash);
-        dict_prefetch_entry(d, hash);
+        dict_prefetch_entry(d, hash, i % 1000);
     }
     dict_prefetch_bucket(d, 0);
-    dict_prefetch_entry(d, 0);
+    dict_prefetch_entry(d, 0, 0);
     dict_prefetch_bucket(d, UINT64_MAX);
-    dict_prefetch_entry(d, UINT64_MAX);
+    dict_prefetch_entry(d, UINT64_MAX, 512 * 1024 * 1024);
 }
 
 /* Prefetch the hashes of the dict's keys [0, n), of n + 100 absent keys and
