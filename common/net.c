@@ -367,6 +367,15 @@ void net_run_client(client *c) {
     if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
 }
 
+/* The same conditions as process_query_buffer()'s loop; when one holds,
+ * net_run_client() stops there, or pauses the client's reading. */
+int net_run_command(client *c, int argc, arg *argv) {
+    if (c->close_after_reply || pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) return 0;
+    command_execute(c, argc, argv);
+    c->server->total_commands++;
+    return 1;
+}
+
 void net_set_run_hooks(net_server *s, const net_run_hooks *hooks, void *ctx) {
     s->run_hooks = hooks;
     s->run_hooks_ctx = ctx;

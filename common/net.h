@@ -80,6 +80,13 @@ void net_shutdown(net_server *s);
  * client for later (below). */
 void net_run_client(client *c);
 
+/* Execute one command that the client's parser has already handed out, as
+ * net_run_client() executes what it parses, and return 1; or return 0 and
+ * execute nothing if the client takes no more commands now (it is closing,
+ * or its unread replies are over CLIENT_OUTPUT_PAUSE_BYTES). For a step whose
+ * hooks parse a held client's commands before running it (below). */
+int net_run_command(client *c, int argc, arg *argv);
+
 /* ==== The one seam: when a client that has been read runs ====
  *
  * By default read_handler() runs a client as soon as its socket has been
@@ -93,7 +100,10 @@ void net_run_client(client *c);
  *                turn's replies are written
  *   closing      the client is about to be freed: forget it if it is held
  * A held client is run in the same turn, so no reply is later than it would
- * be, and each client's commands still run in the order they came. */
+ * be, and each client's commands still run in the order they came. A step
+ * may also parse a held client's requests itself, with the client's own
+ * parser, run them with net_run_command(), and then net_run_client() for the
+ * rest: the bytes of the requests run are consumed then. */
 typedef struct net_run_hooks {
     void (*read)(client *c, void *ctx);
     void (*end_of_turn)(struct net_server *s, void *ctx);

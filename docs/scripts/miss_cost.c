@@ -1,10 +1,10 @@
 /* miss_cost.c -- what a cache miss costs, and what overlapping misses buys
  * (chapter 08). Run it with:
  *
- *     cc -O2 -o build/miss_cost docs/scripts/miss_cost.c && build/miss_cost
+ *     mkdir -p build && cc -O2 -o build/miss_cost docs/scripts/miss_cost.c && build/miss_cost
  *
- * It links LINES cache lines of 64 bytes (256 MB, far larger than any CPU
- * cache) into one random cycle, each line holding the index of the next,
+ * It links LINES cache lines of 64 bytes (256 MB, larger than most CPUs'
+ * last-level cache) into one random cycle, each line holding the index of the next,
  * and then walks the cycle two ways:
  *
  *   one chain     each load needs the address the previous load returns, as

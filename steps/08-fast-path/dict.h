@@ -130,10 +130,16 @@ void dict_delete_entry(dict *d, dict_entry *de);
  * the other. Announced in advance, the loads overlap. dict_prefetch_bucket()
  * asks the CPU to start loading the bucket of the key whose dict_hash() is
  * `hash`, and returns at once; dict_prefetch_entry(), called later with the
- * same hash (once the bucket had time to arrive), does the same for the first
- * entry of its chain. Both change nothing and may be skipped: they only warm
- * the cache. */
+ * same hash and the key's length (once the bucket had time to arrive), does
+ * the same for the first entry of its chain, its header and the end of its
+ * key. Both change nothing and may be skipped: they only warm the cache. */
 void dict_prefetch_bucket(const dict *d, uint64_t hash);
-void dict_prefetch_entry(const dict *d, uint64_t hash);
+void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen);
+
+/* The look-ahead has hashed the key of the command about to run: until the
+ * next call, a lookup, insertion or deletion of these very bytes (the same
+ * pointer and length, which must not change meanwhile) uses `hash` instead
+ * of hashing them again. dict_expect_key(d, NULL, 0, 0) forgets it. */
+void dict_expect_key(dict *d, const char *key, size_t len, uint64_t hash);
 
 #endif

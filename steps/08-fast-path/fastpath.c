@@ -1,5 +1,6 @@
 /* fastpath.c -- hold the clients read in a turn, and run them at its end in
- * batches whose keys were prefetched first. See fastpath.h for why.
+ * batches whose commands were parsed, and whose keys were prefetched, first.
+ * See fastpath.h for why.
  *
  * net.c calls three hooks (common/net.h): hold_client() after each read,
  * run_held_clients() once every ready socket of the turn has been read and
@@ -8,59 +9,119 @@
  * it, say). */
 #include "fastpath.h"
 
+#include <string.h>
+
 #include "alloc.h"
 
 /* ==== The look-ahead ==== */
 
-/* Aim the look-ahead's parser at the client's first request not parsed
- * yet. A request whose first part the real parser has already taken is left
- * alone: its arguments are in the client's parser, not in the bytes. */
-static int aim_at_next_request(request_parser *ahead, const client *c) {
-    if (c->parser.in_multibulk) return 0;
-    ahead->pos = c->parser.pos;
-    ahead->in_multibulk = 0;
-    ahead->bulk_len = -1;
-    return 1;
+/* Set a client's parser back to the start of a request, as if it had never
+ * read it: the next parser_next() parses it again from the query buffer. */
+static void set_back(request_parser *p, size_t start) {
+    p->pos = start;
+    p->in_multibulk = 0;
+    p->bulk_len = -1;
+    p->argc = 0;
 }
 
-/* Hash argv[1] of each complete multibulk request waiting in c's query
- * buffer into hash[], for at most max requests, and return how many keys it
- * found. It stops at the first request that is incomplete or malformed,
- * where the real parser will wait or reply with the error, and at an inline
- * request, which resp.c decodes in place: only the real parse may do that. */
-static int peek_keys(request_parser *ahead, const client *c, uint64_t *hash, int max) {
-    if (!aim_at_next_request(ahead, c)) return 0;
-    int found = 0;
-    for (int looked = 0; looked < max; looked++) {
-        if (ahead->pos >= c->query.len || c->query.data[ahead->pos] != '*') break;
-        parse_status st = parser_next(ahead, c->query.data, c->query.len);
-        if (st == PARSE_NOTHING) continue; /* *0: no command */
-        if (st != PARSE_COMMAND) break;
-        if (ahead->argc >= 2) /* one-argument commands (PING) have no key */
-            hash[found++] = dict_hash(ahead->argv[1].ptr, ahead->argv[1].len);
+/* Append the command the parser has just handed out to the batch: a copy of
+ * its arguments, since the parser's next request overwrites them (they still
+ * point into the query buffer, which nothing changes before the batch runs),
+ * and the hash of its key, whose bucket the CPU starts loading. */
+static void add_to_batch(fastpath *f, const request_parser *p, int slot) {
+    parsed_command *pc = &f->batch[f->batch_count++];
+    pc->slot = slot;
+    pc->start = p->start;
+    pc->argc = p->argc;
+    pc->argv = f->args + f->args_used;
+    memcpy(pc->argv, p->argv, sizeof(arg) * (size_t)p->argc);
+    f->args_used += p->argc;
+    if (p->argc >= 2) { /* one-argument commands (PING) have no key */
+        pc->key_hash = dict_hash(p->argv[1].ptr, p->argv[1].len);
+        dict_prefetch_bucket(f->keys, pc->key_hash);
     }
-    return found;
+}
+
+/* Parse the client's complete requests with its own parser, as its run
+ * would, into the batch, while the batch has room. It stops at:
+ *   - a request not complete yet: the parser keeps what it has read of it,
+ *     and the run goes on from there;
+ *   - an inline request, which resp.c decodes in place, over its bytes: its
+ *     error could not be read a second time, so the run parses it;
+ *   - a protocol error, or a request with more arguments than the batch has
+ *     room for: the parser is set back to the request's start, and the run
+ *     parses it again. A multibulk request's parse writes nothing, so the
+ *     second parse finds what the first did. */
+static void parse_ahead(fastpath *f, client *c, int slot) {
+    request_parser *p = &c->parser;
+    while (f->batch_count < PREFETCH_MAX_KEYS) {
+        if (!p->in_multibulk && (p->pos >= c->query.len || c->query.data[p->pos] != '*')) return;
+        parse_status st = parser_next(p, c->query.data, c->query.len);
+        if (st == PARSE_NOTHING) continue; /* *0: no command */
+        if (st == PARSE_INCOMPLETE) return;
+        if (st == PARSE_ERROR || p->argc > BATCH_MAX_ARGS - f->args_used) {
+            set_back(p, p->start);
+            return;
+        }
+        add_to_batch(f, p, slot);
+    }
 }
 
 /* Buckets first, then entries: an entry's address is in its bucket, so its
  * load can only start once the bucket has arrived, and by the time the
  * second loop runs most of them have. */
 int fastpath_look_ahead(fastpath *f, client *const *clients, int n) {
-    uint64_t hash[PREFETCH_MAX_KEYS];
-    int keys = 0, covered = 0;
-    while (covered < n && keys < PREFETCH_MAX_KEYS) {
-        const client *c = clients[covered++];
-        if (c == NULL) continue;
-        int found = peek_keys(&f->ahead, c, hash + keys, PREFETCH_MAX_KEYS - keys);
-        for (int i = keys; i < keys + found; i++)
-            dict_prefetch_bucket(f->keys, hash[i]);
-        keys += found;
+    f->batch_count = f->args_used = 0;
+    int covered = 0;
+    while (covered < n && f->batch_count < PREFETCH_MAX_KEYS) {
+        if (clients[covered] != NULL) parse_ahead(f, clients[covered], covered);
+        covered++;
     }
-    for (int i = 0; i < keys; i++)
-        dict_prefetch_entry(f->keys, hash[i]);
+    int keys = 0;
+    for (int i = 0; i < f->batch_count; i++) {
+        if (f->batch[i].argc < 2) continue;
+        dict_prefetch_entry(f->keys, f->batch[i].key_hash, f->batch[i].argv[1].len);
+        keys++;
+    }
     f->batches++;
     f->prefetched += (uint64_t)keys;
     return covered;
+}
+
+/* ==== Running a batch ==== */
+
+/* Run the commands parsed ahead for c, in order. Each key's hash is handed
+ * to the keyspace, which then need not compute it again. A command the
+ * client cannot take now (it is closing, or its replies are piling up) is
+ * not run, nor any after it: the parser is set back to its start, and
+ * net_run_client() does with them what it does with any request. */
+static void run_parsed(fastpath *f, client *c, const parsed_command *pc, int n) {
+    for (int i = 0; i < n; i++) {
+        if (pc[i].argc >= 2)
+            dict_expect_key(f->keys, pc[i].argv[1].ptr, pc[i].argv[1].len, pc[i].key_hash);
+        int ran = net_run_command(c, pc[i].argc, pc[i].argv);
+        dict_expect_key(f->keys, NULL, 0, 0);
+        if (!ran) {
+            set_back(&c->parser, pc[i].start);
+            return;
+        }
+    }
+}
+
+void fastpath_run(fastpath *f, client *const *clients, int covered) {
+    int next = 0;
+    for (int slot = 0; slot < covered; slot++) {
+        int end = next;
+        while (end < f->batch_count && f->batch[end].slot == slot)
+            end++;
+        client *c = clients[slot]; /* NULL if it was closed after the look-ahead */
+        if (c != NULL) {
+            run_parsed(f, c, f->batch + next, end - next);
+            net_run_client(c);
+        }
+        next = end;
+    }
+    f->batch_count = f->args_used = 0;
 }
 
 /* ==== The run hooks ==== */
@@ -82,9 +143,9 @@ static void run_held_clients(net_server *s, void *ctx) {
     fastpath *f = ctx;
     int i = 0;
     while (i < f->held_count) {
-        int end = i + fastpath_look_ahead(f, f->held + i, f->held_count - i);
-        for (; i < end; i++)
-            if (f->held[i] != NULL) net_run_client(f->held[i]);
+        int covered = fastpath_look_ahead(f, f->held + i, f->held_count - i);
+        fastpath_run(f, f->held + i, covered);
+        i += covered;
     }
     f->held_count = 0;
 }
@@ -106,7 +167,7 @@ void fastpath_install(fastpath *f, net_server *s, dict *keys) {
     f->keys = keys;
     f->held = NULL;
     f->held_count = f->held_cap = 0;
-    parser_init(&f->ahead);
+    f->batch_count = f->args_used = 0;
     f->batches = f->prefetched = 0;
     net_set_run_hooks(s, &fastpath_hooks, f);
 }
@@ -115,7 +176,6 @@ void fastpath_free(fastpath *f) {
     mem_free(f->held);
     f->held = NULL;
     f->held_count = f->held_cap = 0;
-    parser_free(&f->ahead);
 }
 
 void fastpath_info(info_request *r, const fastpath *f) {

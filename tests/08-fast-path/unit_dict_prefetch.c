@@ -1,10 +1,12 @@
-/* unit_dict_prefetch.c -- unit tests of the prefetching chapter 08 adds to
- * the hash table (steps/08-fast-path/dict.c): dict_prefetch_bucket() and
+/* unit_dict_prefetch.c -- unit tests of what chapter 08 adds to the hash
+ * table (steps/08-fast-path/dict.c): dict_prefetch_bucket() and
  * dict_prefetch_entry(), which the look-ahead calls for the keys a batch of
- * clients is about to look up. They only warm the CPU's caches, so what is
- * tested is that they change nothing and are safe in every state of the
- * table. The rest of the table is tested in tests/02-get-set/unit_dict.c
- * and the chapters after it. */
+ * clients is about to look up, and dict_expect_key(), which hands the table
+ * the hash the look-ahead computed. The prefetches only warm the CPU's
+ * caches, so what is tested is that they change nothing and are safe in
+ * every state of the table; the expected key, that its hash is used for
+ * those very bytes and for no others. The rest of the table is tested in
+ * tests/02-get-set/unit_dict.c and the chapters after it. */
 #include "dict.h"
 #include "../helpers/dict_inspect.h"
 #include "../helpers/dict_keys.h"
@@ -48,17 +50,18 @@ static void prefetch_many(const dict *d, size_t keys) {
     char key[32];
     uint64_t rng = 7;
     for (size_t i = 0; i < keys; i++) {
-        uint64_t hash = dict_hash(key, make_key(key, i));
+        size_t len = make_key(key, i);
+        uint64_t hash = dict_hash(key, len);
         dict_prefetch_bucket(d, hash);
-        dict_prefetch_entry(d, hash);
+        dict_prefetch_entry(d, hash, len);
         hash = splitmix64(&rng);
         dict_prefetch_bucket(d, hash);
-        dict_prefetch_entry(d, hash);
+        dict_prefetch_entry(d, hash, i % 1000);
     }
     dict_prefetch_bucket(d, 0);
-    dict_prefetch_entry(d, 0);
+    dict_prefetch_entry(d, 0, 0);
     dict_prefetch_bucket(d, UINT64_MAX);
-    dict_prefetch_entry(d, UINT64_MAX);
+    dict_prefetch_entry(d, UINT64_MAX, 512 * 1024 * 1024);
 }
 
 /* Prefetch the hashes of the dict's keys [0, n), of n + 100 absent keys and
@@ -122,11 +125,57 @@ START_TEST(test_prefetch_changes_nothing) {
 }
 END_TEST
 
+/* ============================ The expected key ============================ */
+
+/* dict_expect_key() is taken at its word: given a wrong hash for a key, a
+ * find and an add of those very bytes (the same pointer and length) look in
+ * the wrong bucket, which is how the test sees the hash was
+ * used and not computed. The same bytes at another address, or a prefix of
+ * them at the same address, are hashed as usual; and once the key is
+ * forgotten, the very bytes are too. */
+START_TEST(test_expected_key_hash_is_used_for_those_bytes_only) {
+    dict *d = dict_create(0);
+    add_keys(d, 0, 1000);
+    finish_rehashing(d);
+    char key[32], copy[32];
+    size_t len = make_key(key, 7);
+    memcpy(copy, key, len);
+    uint64_t right = dict_hash(key, len), wrong = ~right;
+
+    dict_expect_key(d, key, len, right);
+    require_value(dict_find(d, key, len), 7, "find with the right hash expected");
+    dict_expect_key(d, key, len, wrong);
+    if (dict_find(d, key, len) != NULL)
+        ck_abort_msg("find of key:7 with a wrong hash expected: expected no entry, got one");
+    require_value(dict_find(d, copy, len), 7, "find of a copy at another address");
+    int existed = -1;
+    dict_entry *twin = dict_add_or_find(d, key, len, &existed);
+    twin->val = val_for(1000);
+    if (existed != 0)
+        ck_abort_msg("add of key:7 with a wrong hash expected: expected a new entry (in the "
+                     "wrong bucket), got existed=%d",
+                     existed);
+    ck_assert_int_eq(dict_is_rehashing(d), 0); /* the twin stays where it was put */
+    ck_assert_uint_eq(dict_size(d), 1001);     /* dict_free() frees it with the rest */
+
+    /* "key:1" is a prefix of "key:17" at the same address: not the key. */
+    size_t long_len = make_key(key, 17);
+    dict_expect_key(d, key, long_len, wrong);
+    require_value(dict_find(d, key, 5), 1, "find of a prefix of the expected bytes");
+
+    dict_expect_key(d, NULL, 0, 0);
+    make_key(key, 7);
+    require_value(dict_find(d, key, len), 7, "find once the key is forgotten");
+    dict_free(d, NULL);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("08-fast-path: dict prefetch");
     TCase *tc = tcase_create("prefetch");
     tcase_add_checked_fixture(tc, use_test_seed, NULL);
     tcase_add_test(tc, test_prefetch_changes_nothing);
+    tcase_add_test(tc, test_expected_key_hash_is_used_for_those_bytes_only);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);

@@ -1,21 +1,20 @@
 /* unit_fastpath.c -- unit tests of chapter 08's fast path (fastpath.c): the
- * run hooks that hold the clients read in a turn and run them at its end,
- * and the look-ahead, fastpath_look_ahead(), which reads the keys of the
- * commands waiting in a batch of those clients with resp.c's parser and
- * prefetches them.
+ * run hooks that hold the clients read in a turn and run them at its end;
+ * the look-ahead, fastpath_look_ahead(), which parses the requests waiting
+ * in a batch of those clients with each client's own parser, into the
+ * fast path's batch, and prefetches their keys; and fastpath_run(), which
+ * runs the commands of the batch and then whatever each client has left.
  *
- * The look-ahead is called on an array of detached clients whose query
- * buffers hold the bytes of a turn, and returns how many clients it covered.
- * What it prefetches cannot be seen, but it takes at most 16 keys per call,
- * so the count tells how many keys it found: a client under test followed
- * by 16 clients of one GET each is covered with 16 - k of them when it gave
- * k keys (keys_taken()).
- *
- * A look-ahead that prefetches the wrong bucket is only slow; one that reads
- * past the buffer, counts a request that has not fully arrived, or changes
- * the query buffer or the client's parser breaks the server. Every call
- * below checks that nothing changed (look_checked()), and odd inputs are
- * kept as "must not crash and must not change anything" cases. */
+ * The look-ahead's parse is the real one: the commands it takes are not
+ * parsed again. A look-ahead that takes a request that has not fully
+ * arrived, reads past the buffer, or leaves a parser where the client's run
+ * cannot go on, breaks the server. So the tests check two things: what a
+ * look-ahead took (the commands in f->batch, in order, with their
+ * arguments, and how many clients it covered), and that a client's stream,
+ * read in pieces and run through the fast path, gets the very replies, and
+ * leaves the very bytes, that step 07's path gives it, net_run_client()
+ * after each read (same_as_plain()). Odd inputs are kept as "must not crash
+ * and must answer as before" cases. */
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,15 +28,19 @@
 #include "event_loop.h"
 #include "fastpath.h"
 #include "net.h"
+#include "reply.h"
 #include "resp.h"
-#include "../helpers/dict_keys.h" /* dict_add(), which only tests use */
-#include "../helpers/resp_trace.h"
 
-/* Keys one look-ahead takes at most. */
+/* Commands one look-ahead takes at most. */
 #define BUDGET PREFETCH_MAX_KEYS
 
 /* Clients a rig can hold. */
 #define RIG_MAX_CLIENTS 64
+
+/* A descriptor number no event loop watches, for clients without a socket:
+ * net.c's protocol-error and pause paths stop watching the client's
+ * descriptor, and el_unwatch() returns at once for this one. */
+#define NO_FD 1000000
 
 /* One request with one key, for the clients that follow the one under test. */
 #define GET_K "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
@@ -60,10 +63,6 @@ static void expect_int(long long got, long long want, const char *what) {
     if (got != want) ck_abort_msg("%s: %s: expected %lld, got %lld", context, what, want, got);
 }
 
-static void expect_ptr(const void *got, const void *want, const char *what) {
-    if (got != want) ck_abort_msg("%s: %s: expected %p, got %p", context, what, want, got);
-}
-
 /* bytes as a C literal, at most 60 of them, into out (256 bytes). */
 static const char *printable(const char *bytes, size_t len, char *out) {
     size_t o = 0;
@@ -83,12 +82,50 @@ static const char *printable(const char *bytes, size_t len, char *out) {
     return out;
 }
 
+/* ============================ The commands ============================ */
+
+/* Every command of the tests writes itself into the client's output, as
+ * "[NAME|arg|arg]" (printable bytes as they are, the others as \xhh), so
+ * that the output says which commands ran, with which arguments, in which
+ * order. QUIT then closes the client, as the server's does; BIG also writes
+ * more than CLIENT_OUTPUT_PAUSE_BYTES, which pauses the client. A name not
+ * in the table gets Redis's unknown-command error, as in the server. */
+static void trace_command(client *c, int argc, arg *argv) {
+    char shown[256];
+    buf_append(&c->out, "[", 1);
+    for (int i = 0; i < argc; i++) {
+        if (i) buf_append(&c->out, "|", 1);
+        printable(argv[i].ptr, argv[i].len, shown);
+        buf_append(&c->out, shown, strlen(shown));
+    }
+    buf_append(&c->out, "]", 1);
+}
+
+static void quit_command(client *c, int argc, arg *argv) {
+    trace_command(c, argc, argv);
+    c->close_after_reply = 1;
+}
+
+static void big_command(client *c, int argc, arg *argv) {
+    trace_command(c, argc, argv);
+    size_t n = CLIENT_OUTPUT_PAUSE_BYTES + 1;
+    buf_reserve(&c->out, n);
+    memset(c->out.data + c->out.len, 'x', n);
+    c->out.len += n;
+}
+
+static const command trace_commands[] = {
+    {"get", 2, trace_command, 1, 1, 1},    {"set", -3, trace_command, 1, 1, 1},
+    {"mset", -3, trace_command, 1, -1, 2}, {"ping", -1, trace_command, 0, 0, 0},
+    {"echo", 2, trace_command, 0, 0, 0},   {"quit", -1, quit_command, 0, 0, 0},
+    {"big", 1, big_command, 0, 0, 0},      {NULL, 0, NULL, 0, 0, 0},
+};
+
 /* ============================ The rig ============================ */
 
-/* A server with no socket and no command table (nothing runs here), a
- * keyspace to prefetch from, the fast path installed, and the clients of a
- * turn in the order they were read: batch[first..n), as run_held_clients()
- * hands them to the look-ahead. */
+/* A server with the trace commands and the fast path, a keyspace to
+ * prefetch from, and the clients of a turn in the order they were read:
+ * batch[first..n), as run_held_clients() hands them to the look-ahead. */
 typedef struct rig {
     event_loop *loop;
     net_server s;
@@ -101,7 +138,7 @@ typedef struct rig {
 static void rig_init(rig *r) {
     r->loop = el_create();
     ck_assert_ptr_nonnull(r->loop);
-    net_init(&r->s, r->loop, NULL);
+    net_init(&r->s, r->loop, trace_commands);
     r->keys = dict_create(0);
     /* The keys the requests name, and more, so that the prefetches follow
      * real buckets and entries (valgrind checks those reads). */
@@ -117,26 +154,18 @@ static void rig_init(rig *r) {
     r->first = r->n = 0;
 }
 
-/* Free a client of the batch and take it out: the first one, as if it had
- * run, or the last one. */
-static void free_client(rig *r, client *c) {
-    if (r->n > r->first && r->batch[r->first] == c)
-        r->first++;
-    else if (r->n > r->first && r->batch[r->n - 1] == c)
-        r->n--;
-    else
-        ck_abort_msg("%s: client to free: expected the first or the last of the batch", context);
-    net_detached_client_free(c);
-}
-
 static void rig_free(rig *r) {
-    while (r->n > r->first)
-        free_client(r, r->batch[r->first]);
     while (r->s.clients)
         net_detached_client_free(r->s.clients);
     fastpath_free(&r->f);
     dict_free(r->keys, NULL);
     el_free(r->loop);
+}
+
+static client *new_client(net_server *s) {
+    client *c = net_detached_client_create(s);
+    c->fd = NO_FD;
+    return c;
 }
 
 static client *add_to_batch(rig *r, client *c) {
@@ -147,7 +176,7 @@ static client *add_to_batch(rig *r, client *c) {
 
 /* A new client holding bytes[0..len) as just read, last in the batch. */
 static client *queue_client(rig *r, const char *bytes, size_t len) {
-    client *c = net_detached_client_create(&r->s);
+    client *c = new_client(&r->s);
     buf_append(&c->query, bytes, len);
     return add_to_batch(r, c);
 }
@@ -165,7 +194,7 @@ static client *queue_at_end_of_block(rig *r, const char *bytes, size_t len) {
     size_t cap = 64; /* buffer.c's smallest block; it doubles from there */
     while (cap < len)
         cap *= 2;
-    client *c = net_detached_client_create(&r->s);
+    client *c = new_client(&r->s);
     buf_reserve(&c->query, cap);
     expect_int((long long)c->query.cap, (long long)cap, "query buffer's block size");
     size_t filler = cap - len;
@@ -180,179 +209,166 @@ static client *queue_at_end_of_block(rig *r, const char *bytes, size_t len) {
     return add_to_batch(r, c);
 }
 
-/* ============================ Nothing changes ============================ */
-
-/* What the look-ahead must leave as it was: each client's query buffer
- * (block, length, bytes) and parser; the batch; the memory in use (but for
- * the look-ahead's own parser, which may grow its arrays); the keyspace. */
-typedef struct saved_client {
-    const client *c;
-    const char *data;
-    size_t len, cap;
-    char *bytes;
-    request_parser parser;
-    size_t *span_off, *span_len; /* the parser's argc spans */
-    arg *argv;                   /* its finished command, when not in a request */
-} saved_client;
-
-typedef struct snapshot {
-    saved_client *clients;
-    size_t clients_n;
-    client *batch[RIG_MAX_CLIENTS];
-    int first, n;
-    int ahead_cap; /* entries allocated by the look-ahead's parser */
-    size_t memory, keys, buckets;
-    int rehashing;
-} snapshot;
-
-static void *copy_of(const void *src, size_t n) {
-    void *dst = malloc(n ? n : 1);
-    if (n) memcpy(dst, src, n);
-    return dst;
-}
-
-static void snap_take(const rig *r, snapshot *snap) {
-    snap->clients_n = r->s.client_count;
-    snap->clients = calloc(snap->clients_n ? snap->clients_n : 1, sizeof(saved_client));
-    size_t i = 0;
-    for (const client *c = r->s.clients; c != NULL; c = c->next, i++) {
-        saved_client *sc = &snap->clients[i];
-        const request_parser *p = &c->parser;
-        sc->c = c;
-        sc->data = c->query.data;
-        sc->len = c->query.len;
-        sc->cap = c->query.cap;
-        sc->bytes = copy_of(c->query.data, c->query.len);
-        memcpy(&sc->parser, p, sizeof(*p));
-        sc->span_off = copy_of(p->span_off, (size_t)p->argc * sizeof(size_t));
-        sc->span_len = copy_of(p->span_len, (size_t)p->argc * sizeof(size_t));
-        sc->argv = p->in_multibulk ? NULL : copy_of(p->argv, (size_t)p->argc * sizeof(arg));
-    }
-    expect_int((long long)i, (long long)snap->clients_n, "clients on the server's list");
-    memcpy(snap->batch, r->batch, sizeof(r->batch));
-    snap->first = r->first;
-    snap->n = r->n;
-    snap->ahead_cap = r->f.ahead.cap;
-    snap->keys = dict_size(r->keys);
-    snap->buckets = dict_bucket_count(r->keys);
-    snap->rehashing = dict_is_rehashing(r->keys);
-    snap->memory = mem_used();
-}
-
-static void check_client(const saved_client *sc, size_t i) {
-    const client *c = sc->c;
-    const request_parser *p = &c->parser, *was = &sc->parser;
-    char what[96], want[256], got[256];
-#define WHAT(field) (snprintf(what, sizeof(what), "client %zu's %s", i, field), what)
-    expect_ptr(c->query.data, sc->data, WHAT("query buffer block"));
-    expect_int((long long)c->query.len, (long long)sc->len, WHAT("query buffer length"));
-    expect_int((long long)c->query.cap, (long long)sc->cap, WHAT("query buffer capacity"));
-    if (sc->len && memcmp(c->query.data, sc->bytes, sc->len) != 0)
-        ck_abort_msg("%s: client %zu's query bytes: expected \"%s\", got \"%s\"", context, i,
-                     printable(sc->bytes, sc->len, want), printable(c->query.data, sc->len, got));
-    expect_int((long long)p->pos, (long long)was->pos, WHAT("parser pos"));
-    expect_int((long long)p->start, (long long)was->start, WHAT("parser start"));
-    expect_int(p->in_multibulk, was->in_multibulk, WHAT("parser in_multibulk"));
-    expect_int(p->expected, was->expected, WHAT("parser expected"));
-    expect_int(p->bulk_len, was->bulk_len, WHAT("parser bulk_len"));
-    expect_int(p->argc, was->argc, WHAT("parser argc"));
-    expect_int(p->cap, was->cap, WHAT("parser cap"));
-    expect_ptr(p->span_off, was->span_off, WHAT("parser span_off"));
-    expect_ptr(p->span_len, was->span_len, WHAT("parser span_len"));
-    expect_ptr(p->argv, was->argv, WHAT("parser argv"));
-    for (int a = 0; a < p->argc; a++) {
-        expect_int((long long)p->span_off[a], (long long)sc->span_off[a], WHAT("span offset"));
-        expect_int((long long)p->span_len[a], (long long)sc->span_len[a], WHAT("span length"));
-        if (sc->argv) {
-            expect_ptr(p->argv[a].ptr, sc->argv[a].ptr, WHAT("argv pointer"));
-            expect_int((long long)p->argv[a].len, (long long)sc->argv[a].len, WHAT("argv length"));
-        }
-    }
-    if (strcmp(p->error, was->error) != 0)
-        ck_abort_msg("%s: client %zu's parser error: expected \"%s\", got \"%s\"", context, i,
-                     was->error, p->error);
-    /* And whatever the fields above missed. */
-    if (memcmp(p, was, sizeof(*p)) != 0)
-        ck_abort_msg("%s: client %zu's parser: expected the same bytes, got different ones",
-                     context, i);
-#undef WHAT
-}
-
-static void snap_check_and_free(const rig *r, snapshot *snap) {
-    if (r->f.ahead.cap == snap->ahead_cap)
-        expect_int((long long)mem_used(), (long long)snap->memory, "bytes allocated (mem_used)");
-    else if (mem_used() <= snap->memory)
-        ck_abort_msg("%s: bytes allocated: expected more than %zu (the look-ahead's parser grew), "
-                     "got %zu",
-                     context, snap->memory, mem_used());
-    expect_int((long long)r->s.client_count, (long long)snap->clients_n, "clients on the server");
-    size_t i = 0;
-    for (const client *c = r->s.clients; c != NULL; c = c->next, i++) {
-        expect_ptr(c, snap->clients[i].c, "client on the server's list");
-        check_client(&snap->clients[i], i);
-    }
-    expect_int(r->first, snap->first, "first client of the batch");
-    expect_int(r->n, snap->n, "clients in the batch");
-    for (int b = r->first; b < r->n; b++)
-        expect_ptr(r->batch[b], snap->batch[b], "client of the batch");
-    expect_int((long long)dict_size(r->keys), (long long)snap->keys, "keys in the keyspace");
-    expect_int((long long)dict_bucket_count(r->keys), (long long)snap->buckets, "keyspace buckets");
-    expect_int(dict_is_rehashing(r->keys), snap->rehashing, "keyspace rehashing");
-    for (i = 0; i < snap->clients_n; i++) {
-        free(snap->clients[i].bytes);
-        free(snap->clients[i].span_off);
-        free(snap->clients[i].span_len);
-        free(snap->clients[i].argv);
-    }
-    free(snap->clients);
-}
-
 /* Clients in the batch not run yet. */
 static int queued(const rig *r) {
     return r->n - r->first;
 }
 
 /* Call the look-ahead on the batch as run_held_clients() does, check that
- * it changed nothing and covered between 1 and all of the clients, and
- * return how many it covered. */
-static int look_checked(rig *r) {
+ * it covered between 1 and all of the clients and that every command it took
+ * came from one of them, in order; return how many clients it covered. */
+static int look(rig *r) {
     int in_queue = queued(r);
-    snapshot snap;
-    snap_take(r, &snap);
     int covered = fastpath_look_ahead(&r->f, r->batch + r->first, in_queue);
-    snap_check_and_free(r, &snap);
     if (covered < 1 || covered > in_queue)
         ck_abort_msg("%s: clients covered: expected 1 to %d, got %d", context, in_queue, covered);
+    if (r->f.batch_count < 0 || r->f.batch_count > BUDGET)
+        ck_abort_msg("%s: commands taken: expected 0 to %d, got %d", context, BUDGET,
+                     r->f.batch_count);
+    for (int i = 0; i < r->f.batch_count; i++) {
+        const parsed_command *pc = &r->f.batch[i];
+        if (pc->slot < 0 || pc->slot >= covered || (i > 0 && pc->slot < pc[-1].slot))
+            ck_abort_msg("%s: command %d of the batch: expected a client from %d on, got %d",
+                         context, i, i > 0 ? pc[-1].slot : 0, pc->slot);
+        const client *c = r->batch[r->first + pc->slot];
+        for (int a = 0; a < pc->argc; a++)
+            if (pc->argv[a].ptr < c->query.data ||
+                pc->argv[a].ptr + pc->argv[a].len > c->query.data + c->query.len)
+                ck_abort_msg("%s: command %d, argument %d: expected in its client's query "
+                             "buffer, got outside it",
+                             context, i, a);
+    }
     return covered;
 }
 
-/* How many keys the look-ahead takes from c, which must be alone in the
- * batch: add BUDGET clients of one key each after it, look, and take them
- * away again. The look-ahead covers c, then one more client per key left in
- * its budget. */
-static int keys_taken(rig *r, client *c) {
-    expect_int(queued(r), 1, "clients in the batch with the client under test");
-    expect_ptr(r->batch[r->first], c, "client under test alone in the batch");
-    client *followers[BUDGET];
-    for (int i = 0; i < BUDGET; i++)
-        followers[i] = queue_str(r, GET_K);
-    int covered = look_checked(r);
-    for (int i = BUDGET - 1; i >= 0; i--)
-        free_client(r, followers[i]);
-    expect_int(queued(r), 1, "client under test alone again after the followers");
-    return BUDGET + 1 - covered;
+/* Run the clients the last look() covered, and take them out of the batch. */
+static void run_covered(rig *r, int covered) {
+    fastpath_run(&r->f, r->batch + r->first, covered);
+    expect_int(r->f.batch_count, 0, "commands left in the batch after the run");
+    r->first += covered;
 }
 
-/* keys_taken() from a new rig with one client holding `bytes`. */
-static int keys_in(const char *bytes, size_t len) {
+/* The commands the look-ahead took, as "[GET|a][SET|bb|v]", into out. */
+static const char *batch_trace(const fastpath *f, char *out, size_t cap) {
+    char shown[256];
+    out[0] = '\0';
+    for (int i = 0; i < f->batch_count; i++) {
+        strncat(out, "[", cap - strlen(out) - 1);
+        for (int a = 0; a < f->batch[i].argc; a++) {
+            if (a) strncat(out, "|", cap - strlen(out) - 1);
+            printable(f->batch[i].argv[a].ptr, f->batch[i].argv[a].len, shown);
+            strncat(out, shown, cap - strlen(out) - 1);
+        }
+        strncat(out, "]", cap - strlen(out) - 1);
+    }
+    return out;
+}
+
+static void expect_batch(const fastpath *f, const char *want) {
+    char got[2048];
+    batch_trace(f, got, sizeof(got));
+    if (strcmp(got, want) != 0)
+        ck_abort_msg("%s: commands taken: expected \"%s\", got \"%s\"", context, want, got);
+}
+
+/* What the look-ahead takes from bytes, alone in a new rig, as
+ * batch_trace() shows it; the client is then run, and must answer as step
+ * 07's path does (same_as_plain() checks that separately). */
+static const char *taken_from(const char *bytes, size_t len, char *out, size_t cap) {
     rig r;
     rig_init(&r);
-    int keys = keys_taken(&r, queue_client(&r, bytes, len));
+    queue_client(&r, bytes, len);
+    look(&r);
+    batch_trace(&r.f, out, cap);
+    run_covered(&r, 1);
     rig_free(&r);
-    return keys;
+    return out;
 }
 
-#define KEYS_IN(lit) keys_in(lit, sizeof(lit) - 1)
+/* ============================ Same as the plain path ============================ */
+
+/* One client's stream, read in pieces, twice: by a server without run hooks,
+ * which runs the client after each read (step 07's path), and by one with
+ * the fast path, whose hooks hold it and run it at the end of the turn.
+ * After every read, both clients must have the same output, the same bytes
+ * left in their query buffers, and be closing, or not, alike; their servers
+ * must have counted the same commands. Once a client is closing or paused,
+ * nothing more is read from it, as in the server. */
+typedef struct pair {
+    event_loop *loop;
+    net_server plain, fast;
+    dict *keys;
+    fastpath f;
+    client *p, *c;
+} pair;
+
+static void pair_init(pair *x) {
+    x->loop = el_create();
+    net_init(&x->plain, x->loop, trace_commands);
+    net_init(&x->fast, x->loop, trace_commands);
+    x->keys = dict_create(0);
+    int existed;
+    dict_add_or_find(x->keys, "a", 1, &existed)->val = NULL;
+    fastpath_install(&x->f, &x->fast, x->keys);
+    x->p = new_client(&x->plain);
+    x->c = new_client(&x->fast);
+}
+
+static void pair_free(pair *x) {
+    net_detached_client_free(x->p);
+    net_detached_client_free(x->c);
+    fastpath_free(&x->f);
+    dict_free(x->keys, NULL);
+    el_free(x->loop);
+}
+
+static void expect_bytes(const buffer *got, const buffer *want, const char *what) {
+    char g[256], w[256];
+    if (got->len != want->len || (got->len && memcmp(got->data, want->data, got->len) != 0))
+        ck_abort_msg("%s: %s: expected \"%s\" (%zu bytes), got \"%s\" (%zu bytes)", context, what,
+                     printable(want->data, want->len, w), want->len,
+                     printable(got->data, got->len, g), got->len);
+}
+
+/* Read bytes[0..n) into both clients and run them. Returns 0 once the
+ * clients are closing, or paused (the server reads no more from them). */
+static int pair_read(pair *x, const char *bytes, size_t n) {
+    buf_append(&x->p->query, bytes, n);
+    net_run_client(x->p);
+    buf_append(&x->c->query, bytes, n);
+    x->fast.run_hooks->read(x->c, x->fast.run_hooks_ctx);
+    x->fast.run_hooks->end_of_turn(&x->fast, x->fast.run_hooks_ctx);
+    expect_bytes(&x->c->out, &x->p->out, "output");
+    expect_bytes(&x->c->query, &x->p->query, "query buffer after the run");
+    expect_int(x->c->close_after_reply, x->p->close_after_reply, "close_after_reply");
+    expect_int(x->c->discard_input, x->p->discard_input, "discard_input");
+    expect_int(x->c->reading_paused, x->p->reading_paused, "reading_paused");
+    expect_int((long long)x->fast.total_commands, (long long)x->plain.total_commands,
+               "commands executed");
+    return !x->p->close_after_reply && !x->p->reading_paused;
+}
+
+/* The stream bytes[0..len) read in pieces cut at each of cuts[0..ncuts)
+ * (increasing), then the rest. */
+static void same_as_plain(const char *bytes, size_t len, const size_t *cuts, int ncuts) {
+    pair x;
+    pair_init(&x);
+    size_t fed = 0;
+    for (int i = 0; i <= ncuts; i++) {
+        size_t to = i < ncuts ? cuts[i] : len;
+        if (!pair_read(&x, bytes + fed, to - fed)) break;
+        fed = to;
+    }
+    pair_free(&x);
+}
+
+/* The stream in two reads, split at every byte. */
+static void same_as_plain_split_anywhere(const char *bytes, size_t len) {
+    for (size_t split = 0; split <= len; split++) {
+        set_context("stream of %zu bytes split at %zu", len, split);
+        same_as_plain(bytes, len, &split, 1);
+    }
+}
 
 /* ============================ Streams ============================ */
 
@@ -501,6 +517,25 @@ START_TEST(a_closed_client_is_skipped) {
 }
 END_TEST
 
+/* A client closed after the look-ahead took its commands, and before they
+ * ran (forget_client() leaves a hole in the held clients, which
+ * fastpath_run() reads): its commands are dropped, the others run. */
+START_TEST(a_client_closed_after_the_look_ahead_is_skipped) {
+    turn t;
+    turn_read(&t);
+    fastpath *f = &t.f;
+    int covered = fastpath_look_ahead(f, f->held, f->held_count);
+    ck_assert_int_eq(covered, 3);
+    ck_assert_int_eq(f->batch_count, 4); /* 2:b 2:bb 1:a 3:c, the incomplete GE not */
+    net_detached_client_free(t.c[0]);
+    ck_assert_ptr_null(f->held[1]);
+    fastpath_run(f, f->held, covered);
+    f->held_count = 0;
+    expect_ran("2:b 2:bb 3:c ", "client 1 closed after the look-ahead");
+    turn_free(&t);
+}
+END_TEST
+
 /* ============================ Tests: the budget ============================ */
 
 /* net_init() leaves the server without run hooks; fastpath_install()
@@ -526,52 +561,69 @@ START_TEST(install_sets_the_hooks) {
     rig r;
     rig_init(&r);
     queue_client(&r, "", 0);
-    ck_assert_int_eq(look_checked(&r), 1);
+    ck_assert_int_eq(look(&r), 1);
+    ck_assert_int_eq(r.f.batch_count, 0);
+    run_covered(&r, 1);
     rig_free(&r);
 
     set_context("a closed client");
     rig_init(&r);
     client *none[1] = {NULL};
     ck_assert_int_eq(fastpath_look_ahead(&r.f, none, 1), 1);
+    ck_assert_int_eq(r.f.batch_count, 0);
+    fastpath_run(&r.f, none, 1);
     rig_free(&r);
 }
 END_TEST
 
-/* 16 keys per look-ahead: a client with 20 pipelined commands is all the
- * look-ahead covers, however many clients follow; three clients with one
- * command each are all covered; 16 keys fill the budget exactly, and the
- * 16th key may come from a second client. */
-START_TEST(sixteen_keys_per_look_ahead) {
+/* 16 commands per look-ahead: a client with 20 pipelined commands is all the
+ * look-ahead covers, however many clients follow, and it still runs all 20
+ * (the last 4 parsed by its run); three clients with one command each are all
+ * covered; 16 commands fill the budget exactly, and the 16th may come from a
+ * second client. Commands without a key count too, but prefetch nothing. */
+START_TEST(sixteen_commands_per_look_ahead) {
     rig r;
-    char one[64], twenty[20 * 40], sixteen[16 * 40], fifteen[15 * 40];
+    char one[64], twenty[20 * 40], sixteen[16 * 40], fifteen[15 * 40], want_out[20 * 16] = "";
     twenty[0] = sixteen[0] = fifteen[0] = '\0';
     for (int i = 0; i < 20; i++) {
         snprintf(one, sizeof(one), "*2\r\n$3\r\nGET\r\n$5\r\nkey:%d\r\n", i % 10);
         strcat(twenty, one);
         if (i < 16) strcat(sixteen, one);
         if (i < 15) strcat(fifteen, one);
+        snprintf(one, sizeof(one), "[GET|key:%d]", i % 10);
+        strcat(want_out, one);
     }
 
     set_context("one client with 20 GETs, then two with one");
     rig_init(&r);
-    queue_str(&r, twenty);
+    client *c = queue_str(&r, twenty);
     queue_str(&r, GET_K);
     queue_str(&r, GET_K);
-    ck_assert_int_eq(look_checked(&r), 1);
+    ck_assert_int_eq(look(&r), 1);
+    ck_assert_int_eq(r.f.batch_count, 16);
+    run_covered(&r, 1);
+    expect_int((long long)c->out.len, (long long)strlen(want_out), "output length of the 20 GETs");
+    if (memcmp(c->out.data, want_out, c->out.len) != 0)
+        ck_abort_msg("%s: output: expected %s, got %.*s", context, want_out, (int)c->out.len,
+                     c->out.data);
+    expect_int((long long)c->query.len, 0, "bytes left");
     rig_free(&r);
 
     set_context("three clients with one GET each");
     rig_init(&r);
     for (int i = 0; i < 3; i++)
         queue_str(&r, "*2\r\n$3\r\nGET\r\n$1\r\na\r\n");
-    ck_assert_int_eq(look_checked(&r), 3);
+    ck_assert_int_eq(look(&r), 3);
+    ck_assert_int_eq(r.f.batch_count, 3);
+    run_covered(&r, 3);
     rig_free(&r);
 
     set_context("16 GETs, then one");
     rig_init(&r);
     queue_str(&r, sixteen);
     queue_str(&r, GET_K);
-    ck_assert_int_eq(look_checked(&r), 1);
+    ck_assert_int_eq(look(&r), 1);
+    run_covered(&r, 1);
     rig_free(&r);
 
     set_context("15 GETs, then two clients of one");
@@ -579,24 +631,30 @@ START_TEST(sixteen_keys_per_look_ahead) {
     queue_str(&r, fifteen);
     queue_str(&r, GET_K);
     queue_str(&r, GET_K);
-    ck_assert_int_eq(look_checked(&r), 2);
+    ck_assert_int_eq(look(&r), 2);
+    ck_assert_int_eq(r.f.batch_count, 16);
+    run_covered(&r, 2);
     rig_free(&r);
 
     set_context("20 clients with one GET each");
     rig_init(&r);
     for (int i = 0; i < 20; i++)
         queue_str(&r, GET_K);
-    ck_assert_int_eq(look_checked(&r), 16);
+    ck_assert_int_eq(look(&r), 16);
+    ck_assert_uint_eq(r.f.prefetched, 16);
+    run_covered(&r, 16);
     rig_free(&r);
 
-    /* Clients that name no key take nothing from the budget. */
     set_context("5 clients of PING, then 20 of one GET");
     rig_init(&r);
     for (int i = 0; i < 5; i++)
         queue_str(&r, "*1\r\n$4\r\nPING\r\n");
     for (int i = 0; i < 20; i++)
         queue_str(&r, GET_K);
-    ck_assert_int_eq(look_checked(&r), 5 + 16);
+    ck_assert_int_eq(look(&r), 16);
+    ck_assert_uint_eq(r.f.batches, 1);
+    ck_assert_uint_eq(r.f.prefetched, 11);
+    run_covered(&r, 16);
     rig_free(&r);
 }
 END_TEST
@@ -612,40 +670,68 @@ START_TEST(the_rest_of_the_batch_is_covered_by_later_calls) {
         queue_str(&r, GET_K);
     int batches[3], calls = 0;
     while (queued(&r) > 0 && calls < 3) {
-        int covered = look_checked(&r);
+        int covered = look(&r);
         batches[calls++] = covered;
-        for (int i = 0; i < covered; i++)
-            free_client(&r, r.batch[r.first]); /* as if it had run */
+        run_covered(&r, covered);
     }
     ck_assert_int_eq(calls, 3);
     ck_assert_int_eq(batches[0], 16);
     ck_assert_int_eq(batches[1], 16);
     ck_assert_int_eq(batches[2], 8);
     ck_assert_int_eq(queued(&r), 0);
+    for (int i = 0; i < 40; i++)
+        expect_int((long long)r.batch[i]->out.len, 7, "output of one GET k ([GET|k])");
+    ck_assert_uint_eq(r.s.total_commands, 40);
     rig_free(&r);
 }
 END_TEST
 
-/* ============================ Tests: which keys ============================ */
+/* ============================ Tests: what is taken ============================ */
 
-/* One key per complete request, argv[1], whatever the request's length. */
-START_TEST(one_key_per_request_of_a_pipeline) {
+#define TAKEN(lit) taken_from(lit, sizeof(lit) - 1, got, sizeof(got))
+
+static void expect_taken(const char *got, const char *want) {
+    if (strcmp(got, want) != 0)
+        ck_abort_msg("%s: commands taken: expected \"%s\", got \"%s\"", context, want, got);
+}
+
+/* Each complete request, whatever its length, with its arguments as the
+ * parser hands them out, and the hash of argv[1], its key. */
+START_TEST(every_complete_request_with_its_arguments) {
+    char got[2048];
     stream s;
     three_request_stream(&s);
     set_context("GET a, SET bb v, GET ccc");
-    ck_assert_int_eq(keys_in(s.bytes, s.len), 3);
+    expect_taken(taken_from(s.bytes, s.len, got, sizeof(got)), "[GET|a][SET|bb|v][GET|ccc]");
     set_context("MSET a 1 bb 2 ccc 3");
-    ck_assert_int_eq(KEYS_IN("*7\r\n$4\r\nMSET\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\nbb\r\n$1\r\n2\r\n"
-                             "$3\r\nccc\r\n$1\r\n3\r\n"),
-                     1);
+    expect_taken(TAKEN("*7\r\n$4\r\nMSET\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\nbb\r\n$1\r\n2\r\n"
+                       "$3\r\nccc\r\n$1\r\n3\r\n"),
+                 "[MSET|a|1|bb|2|ccc|3]");
     set_context("empty buffer");
-    ck_assert_int_eq(keys_in("", 0), 0);
+    expect_taken(taken_from("", 0, got, sizeof(got)), "");
+
+    set_context("the keys' hashes");
+    rig r;
+    rig_init(&r);
+    queue_client(&r, s.bytes, s.len);
+    look(&r);
+    ck_assert_int_eq(r.f.batch_count, 3);
+    for (int i = 0; i < 3; i++) {
+        const parsed_command *pc = &r.f.batch[i];
+        ck_assert_uint_eq(pc->key_hash, dict_hash(pc->argv[1].ptr, pc->argv[1].len));
+        expect_int((long long)pc->start, i ? (long long)s.end[i - 1] : 0, "request start");
+    }
+    ck_assert_uint_eq(r.f.prefetched, 3);
+    run_covered(&r, 1);
+    rig_free(&r);
 }
 END_TEST
 
 /* The look-ahead starts at the parser's position: the requests
- * parser_next() has already handed out are not counted again. */
+ * parser_next() has already handed out are not taken again. */
 START_TEST(starts_at_the_parser_position) {
+    static const char *const want[] = {"[GET|a][SET|bb|v][GET|ccc]", "[SET|bb|v][GET|ccc]",
+                                       "[GET|ccc]", ""};
     stream s;
     three_request_stream(&s);
     for (int done = 0; done <= 3; done++) {
@@ -658,7 +744,9 @@ START_TEST(starts_at_the_parser_position) {
                        "parser_next()");
             expect_int((long long)c->parser.pos, (long long)s.end[i], "parser position");
         }
-        expect_int(keys_taken(&r, c), 3 - done, "keys taken");
+        look(&r);
+        expect_batch(&r.f, want[done]);
+        run_covered(&r, 1);
         rig_free(&r);
     }
 }
@@ -666,10 +754,12 @@ END_TEST
 
 /* The stream cut at every byte, which cuts the last request at every point
  * of it (and the earlier ones too): the requests wholly before the cut are
- * counted, none after it. Each cut ends its block exactly (see
+ * taken, none after it. Each cut ends its block exactly (see
  * queue_at_end_of_block()), so a read past the end shows up under valgrind
- * and ASan. */
+ * and ASan. Then the rest arrives: the client answers every request once. */
 START_TEST(stops_at_an_incomplete_request) {
+    static const char *const want[] = {"", "[GET|a]", "[GET|a][SET|bb|v]",
+                                       "[GET|a][SET|bb|v][GET|ccc]"};
     stream s;
     three_request_stream(&s);
     for (size_t cut = 0; cut <= s.len; cut++) {
@@ -680,80 +770,105 @@ START_TEST(stops_at_an_incomplete_request) {
         rig r;
         rig_init(&r);
         client *c = queue_at_end_of_block(&r, s.bytes, cut);
-        expect_int(keys_taken(&r, c), complete, "keys taken (complete requests before the cut)");
+        size_t filler = c->parser.pos;
+        look(&r);
+        expect_batch(&r.f, want[complete]);
+        run_covered(&r, 1);
+        buf_append(&c->query, s.bytes + cut, s.len - cut);
+        add_to_batch(&r, c);
+        look(&r);
+        run_covered(&r, 1);
+        expect_int((long long)c->out.len, (long long)strlen(want[3]), "output length");
+        if (memcmp(c->out.data, want[3], c->out.len) != 0)
+            ck_abort_msg("%s: output: expected %s, got %.*s", context, want[3], (int)c->out.len,
+                         c->out.data);
+        expect_int((long long)c->query.len, 0, "bytes left");
+        (void)filler;
         rig_free(&r);
     }
+    same_as_plain_split_anywhere(s.bytes, s.len);
 }
 END_TEST
 
-/* A request of one argument has no key: it is passed over, and the
- * look-ahead goes on to the requests after it. */
-START_TEST(skips_requests_of_one_argument) {
+/* A request of one argument has no key: it is taken, and prefetches
+ * nothing. */
+START_TEST(requests_of_one_argument_prefetch_nothing) {
     stream s = {0};
     stream_add(&s, (const char *[]){"PING", NULL});
     stream_add(&s, (const char *[]){"GET", "a", NULL});
     stream_add(&s, (const char *[]){"PING", NULL});
     stream_add(&s, (const char *[]){"GET", "ccc", NULL});
     set_context("PING, GET a, PING, GET ccc");
-    ck_assert_int_eq(keys_in(s.bytes, s.len), 2);
+    rig r;
+    rig_init(&r);
+    queue_client(&r, s.bytes, s.len);
+    look(&r);
+    expect_batch(&r.f, "[PING][GET|a][PING][GET|ccc]");
+    ck_assert_uint_eq(r.f.prefetched, 2);
+    run_covered(&r, 1);
+    rig_free(&r);
 }
 END_TEST
 
-/* The look-ahead reads multibulk requests only, and stops at an inline one
- * (what it found before still counts), leaving the rest of that client to
- * the parser. It then goes on to the next client, which keys_taken()'s
- * followers show: they are covered. */
+/* The look-ahead parses multibulk requests only, and stops at an inline one
+ * (what it took before still runs first), leaving the rest of that client
+ * to its run: resp.c decodes an inline request in place, so only the run
+ * may parse it. The followers in the batch are still covered. */
 START_TEST(stops_at_an_inline_request) {
+    char got[2048];
     stream s = {0};
     stream_add(&s, (const char *[]){"GET", "a", NULL});
     stream_add_raw(&s, "PING\r\n");
     stream_add(&s, (const char *[]){"GET", "ccc", NULL});
     set_context("GET a, inline PING, GET ccc");
-    ck_assert_int_eq(keys_in(s.bytes, s.len), 1);
+    expect_taken(taken_from(s.bytes, s.len, got, sizeof(got)), "[GET|a]");
+    same_as_plain_split_anywhere(s.bytes, s.len);
 
     memset(&s, 0, sizeof(s));
     stream_add_raw(&s, "GET a\r\n");
     stream_add(&s, (const char *[]){"GET", "ccc", NULL});
     set_context("inline GET a, GET ccc");
-    ck_assert_int_eq(keys_in(s.bytes, s.len), 0);
+    expect_taken(taken_from(s.bytes, s.len, got, sizeof(got)), "");
 
-    /* Twenty GETs behind an inline request take none of the budget. */
-    char bytes[16 + 20 * 32] = "GET a\r\n";
-    for (int i = 0; i < 20; i++)
-        strcat(bytes, GET_K);
-    set_context("inline GET a, then 20 GETs");
-    ck_assert_int_eq(keys_in(bytes, strlen(bytes)), 0);
+    set_context("inline GET a, then a client of one GET");
+    rig r;
+    rig_init(&r);
+    queue_str(&r, "GET a\r\n" GET_K);
+    queue_str(&r, GET_K);
+    ck_assert_int_eq(look(&r), 2);
+    expect_batch(&r.f, "[GET|k]");
+    run_covered(&r, 2);
+    rig_free(&r);
 }
 END_TEST
 
 /* An empty argument is an argument like any other ("" is a valid key): the
  * look-ahead reads past it, as a key or as a value. */
 START_TEST(reads_past_empty_arguments) {
+    char got[2048];
     stream s = {0};
     stream_add(&s, (const char *[]){"GET", "a", NULL});
     stream_add(&s, (const char *[]){"SET", "bb", "", NULL});
     stream_add(&s, (const char *[]){"GET", "ccc", NULL});
     set_context("GET a, SET bb \"\", GET ccc");
-    ck_assert_int_eq(keys_in(s.bytes, s.len), 3);
+    expect_taken(taken_from(s.bytes, s.len, got, sizeof(got)), "[GET|a][SET|bb|][GET|ccc]");
 
     memset(&s, 0, sizeof(s));
     stream_add(&s, (const char *[]){"SET", "", "v", NULL});
     stream_add(&s, (const char *[]){"GET", "", NULL});
     set_context("SET \"\" v, GET \"\"");
-    ck_assert_int_eq(keys_in(s.bytes, s.len), 2);
+    expect_taken(taken_from(s.bytes, s.len, got, sizeof(got)), "[SET||v][GET|]");
 }
 END_TEST
 
-/* While the parser is in the middle of a request (in_multibulk), its
- * position is inside it, where no request starts: the look-ahead must take
- * nothing from that client rather than misread the rest. The first
- * request's argument is itself the bytes of a request, so a look-ahead that
- * started at the parser's position while the parser waits for that payload
- * would find a "GET z" that nobody sent. Tried with the first request cut at
- * every byte (the parser having read the cut, then the rest arriving); a
- * cut before the *N line is complete leaves the parser at the start, and
- * then the whole stream is read. */
-START_TEST(takes_nothing_from_a_half_parsed_request) {
+/* A request whose first part the client's parser read in an earlier turn
+ * is finished by the look-ahead, with the same parser, from where it
+ * stands: the arguments already read are in the parser, not in the bytes to
+ * come. The first request's argument is itself the bytes of a request, so a
+ * look-ahead that started over at the parser's position, inside it, would
+ * find a "GET z" nobody sent. Tried with the first request cut at every
+ * byte. */
+START_TEST(finishes_a_half_parsed_request) {
     stream s = {0};
     stream_add(&s, (const char *[]){"ECHO", "*2\r\n$3\r\nGET\r\n$1\r\nz", NULL});
     stream_add(&s, (const char *[]){"SET", "bb", "v", NULL});
@@ -769,72 +884,118 @@ START_TEST(takes_nothing_from_a_half_parsed_request) {
         buf_append(&c->query, s.bytes + cut, s.len - cut);
         half_parsed += c->parser.in_multibulk;
         waiting_on_lookalike += c->parser.in_multibulk && c->parser.pos == s.key_off[0];
-        expect_int(keys_taken(&r, c), c->parser.in_multibulk ? 0 : 3, "keys taken");
-
-        /* Once the request is finished, the look-ahead sees the two after it. */
-        expect_int(parser_next(&c->parser, c->query.data, c->query.len), PARSE_COMMAND,
-                   "parser_next() on the whole stream");
-        expect_int(c->parser.in_multibulk, 0, "in_multibulk after the command");
-        expect_int(keys_taken(&r, c), 2, "keys taken after the first request");
+        look(&r);
+        expect_batch(&r.f, "[ECHO|*2\\r\\n$3\\r\\nGET\\r\\n$1\\r\\nz][SET|bb|v][GET|ccc]");
+        run_covered(&r, 1);
         rig_free(&r);
     }
     /* The cases the test is about did occur. */
     ck_assert_int_gt(half_parsed, 0);
     ck_assert_int_gt(waiting_on_lookalike, 0);
+    same_as_plain_split_anywhere(s.bytes, s.len);
 }
 END_TEST
 
-/* ============================ Tests: nothing changes ============================ */
+/* A request with more arguments than the batch has room for
+ * (BATCH_MAX_ARGS) is not taken, nor anything after it: the client's parser
+ * is set back to its start, and the client's run parses it. */
+START_TEST(a_request_too_long_for_the_batch_is_left_to_the_run) {
+    static char bytes[40 + (BATCH_MAX_ARGS + 2) * 16];
+    int n = sprintf(bytes, "%s*%d\r\n$4\r\nMSET\r\n", GET_K, BATCH_MAX_ARGS + 1);
+    for (int i = 0; i < BATCH_MAX_ARGS / 2; i++)
+        n += sprintf(bytes + n, "$1\r\nk\r\n$1\r\n%d\r\n", i % 10);
+    n += sprintf(bytes + n, "%s", GET_K);
+    set_context("GET k, MSET of %d arguments, GET k", BATCH_MAX_ARGS + 1);
+    rig r;
+    rig_init(&r);
+    client *c = queue_client(&r, bytes, (size_t)n);
+    look(&r);
+    expect_batch(&r.f, "[GET|k]");
+    expect_int((long long)c->parser.pos, (long long)strlen(GET_K), "parser set back to the MSET");
+    expect_int(c->parser.in_multibulk, 0, "parser in a request");
+    run_covered(&r, 1);
+    expect_int(r.s.total_commands, 3, "commands run");
+    rig_free(&r);
+    same_as_plain(bytes, (size_t)n, NULL, 0);
+}
+END_TEST
 
-/* A client's stream parsed as the server parses it, delivered in two reads
- * split at every byte, with the look-ahead called before every
- * parser_next(): each call changes nothing (look_checked()), and the
- * commands that come out are the stream's. The stream mixes multibulk,
- * inline, *0, empty arguments, a key holding CR LF and an incomplete tail;
- * inline words are decoded in place, in the buffer, between the calls. */
-START_TEST(changes_nothing_while_the_client_is_parsed) {
+/* A protocol error is left to the client's run too: the parser is set back
+ * to the start of the request, where the run finds the same error (a
+ * multibulk request's parse writes nothing), after the requests before it. */
+START_TEST(a_protocol_error_is_left_to_the_run) {
+    static const char bytes[] = GET_K "*1\r\nx\r\n" GET_K;
+    set_context("GET k, then a bulk without its $");
+    rig r;
+    rig_init(&r);
+    client *c = queue_client(&r, bytes, sizeof(bytes) - 1);
+    look(&r);
+    expect_batch(&r.f, "[GET|k]");
+    expect_int((long long)c->parser.pos, (long long)strlen(GET_K), "parser set back");
+    run_covered(&r, 1);
+    expect_int(c->close_after_reply, 1, "closing after the error");
+    rig_free(&r);
+    same_as_plain_split_anywhere(bytes, sizeof(bytes) - 1);
+}
+END_TEST
+
+/* ============================ Tests: the same replies ============================ */
+
+/* A client's stream, delivered in two reads split at every byte, answered
+ * as step 07's path answers it. The stream mixes multibulk, inline, *0,
+ * empty arguments, a key holding CR LF, an unknown command and an
+ * incomplete tail; inline words are decoded in place, in the buffer. */
+START_TEST(two_reads_split_anywhere_get_the_same_replies) {
     static const char input[] = "*2\r\n$3\r\nGET\r\n$1\r\na\r\nPING\r\n*3\r\n$3\r\nSET\r\n"
                                 "$4\r\nb\r\nb\r\n$1\r\nv\r\n*0\r\n\r\n*1\r\n$4\r\nPING\r\n"
-                                "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nv\r\n"
+                                "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$1\r\nv\r\n*1\r\n$4\r\nNOPE\r\n"
+                                "ECHO \"x\\ty\"\r\n"
                                 "*2\r\n$3\r\nGET\r\n$3\r\nccc\r\n*2\r\n$3\r\nGET\r\n$2\r\ndd";
-    const size_t len = sizeof(input) - 1;
-    for (size_t split = 0; split <= len; split++) {
-        set_context("stream split at %zu of %zu bytes", split, len);
-        rig r;
-        rig_init(&r);
-        client *c = queue_client(&r, "", 0);
-        char trace[1024] = "";
-        size_t pieces[2] = {split, len - split}, fed = 0;
-        for (int piece = 0; piece < 2; piece++) {
-            buf_append(&c->query, input + fed, pieces[piece]);
-            fed += pieces[piece];
-            for (;;) {
-                expect_int(look_checked(&r), 1, "clients covered");
-                parse_status st = parser_next(&c->parser, c->query.data, c->query.len);
-                if (st == PARSE_INCOMPLETE) break;
-                if (st == PARSE_NOTHING) continue;
-                expect_int(st, PARSE_COMMAND, "parser_next()");
-                trace_command(&c->parser, trace, sizeof(trace));
-            }
-            size_t used = parser_consumed(&c->parser);
-            buf_consume(&c->query, used);
-            parser_shift(&c->parser, used);
-        }
-        if (strcmp(trace, "[GET|a][PING][SET|b\\x0d\\x0ab|v][PING][SET||v][GET|ccc]") != 0)
-            ck_abort_msg("%s: commands: expected %s, got %s", context,
-                         "[GET|a][PING][SET|b\\x0d\\x0ab|v][PING][SET||v][GET|ccc]", trace);
-        rig_free(&r);
-    }
+    same_as_plain_split_anywhere(input, sizeof(input) - 1);
 }
 END_TEST
+
+/* QUIT in the middle of a pipeline: the commands after it, which the
+ * look-ahead has already parsed, do not run, and their bytes stay where
+ * they were (the parser is set back to them). */
+START_TEST(nothing_runs_after_quit) {
+    static const char input[] = GET_K "*1\r\n$4\r\nQUIT\r\n" GET_K "*2\r\n$3\r\nGET\r\n$1\r\nz\r\n";
+    set_context("GET k, QUIT, GET k, GET z in one read");
+    rig r;
+    rig_init(&r);
+    client *c = queue_client(&r, input, sizeof(input) - 1);
+    look(&r);
+    expect_batch(&r.f, "[GET|k][QUIT][GET|k][GET|z]");
+    run_covered(&r, 1);
+    expect_int(r.s.total_commands, 2, "commands run");
+    rig_free(&r);
+    (void)c;
+    same_as_plain_split_anywhere(input, sizeof(input) - 1);
+}
+END_TEST
+
+/* A client whose unread replies pass CLIENT_OUTPUT_PAUSE_BYTES is paused:
+ * the commands after the one that passed it wait in the query buffer, even
+ * when the look-ahead had parsed them. */
+START_TEST(nothing_runs_once_the_replies_pile_up) {
+    static const char input[] = GET_K "*1\r\n$3\r\nBIG\r\n" GET_K "*2\r\n$3\r\nGET\r\n$1\r\nz\r\n";
+    set_context("GET k, BIG, GET k, GET z in one read");
+    same_as_plain(input, sizeof(input) - 1, NULL, 0);
+    size_t cut = strlen(GET_K) + 5;
+    set_context("GET k, BIG, GET k, GET z cut in BIG");
+    same_as_plain(input, sizeof(input) - 1, &cut, 1);
+}
+END_TEST
+
+/* ============================ Odd inputs ============================ */
 
 #define S(lit) lit, sizeof(lit) - 1
 
 /* Odd inputs: the protocol errors, length lines written unusually, of 19
  * digits and more, numbers past what a long long or a bulk may hold, CRs
- * without their LF, and the like. The look-ahead may take keys from them or
- * not (a wrong guess is only a wasted prefetch), but must not crash, read
- * past the buffer or change anything. */
+ * without their LF, and the like. The look-ahead may take commands from them
+ * or leave them to the run, but must not crash, read past the buffer, or
+ * change what the client is answered. */
 static const struct {
     const char *bytes;
     size_t len;
@@ -890,84 +1051,84 @@ static const struct {
        "z\r\n")},
 };
 
-/* One odd input cut at `cut`, at the end of its block, tried alone, between
- * two ordinary clients, and with the followers of keys_taken(). */
-static void try_odd_input(const char *bytes, size_t cut, size_t input) {
+/* One odd input cut at `cut`: read in one piece and then the rest, and
+ * answered as step 07's path answers it; and, cut there, between two
+ * ordinary clients in one batch, which covers all three. */
+static void try_odd_input(const char *bytes, size_t len, size_t cut, size_t input) {
     char shown[256];
     set_context("odd input %zu \"%s\" cut at %zu", input, printable(bytes, cut, shown), cut);
+    same_as_plain(bytes, len, &cut, 1);
     rig r;
-    rig_init(&r);
-    client *c = queue_at_end_of_block(&r, bytes, cut);
-    int keys = keys_taken(&r, c);
-    if (keys < 0 || keys > BUDGET)
-        ck_abort_msg("%s: keys taken: expected 0 to %d, got %d", context, BUDGET, keys);
-    rig_free(&r);
-
-    /* Between two clients of one key: all three are covered (no odd input
-     * holds the 15 requests that would use up the budget). */
     rig_init(&r);
     queue_str(&r, GET_K);
     queue_at_end_of_block(&r, bytes, cut);
     queue_str(&r, GET_K);
-    expect_int(look_checked(&r), 3, "clients covered, the odd one in the middle");
+    expect_int(look(&r), 3, "clients covered, the odd one in the middle");
+    run_covered(&r, 3);
     rig_free(&r);
 }
 
-START_TEST(odd_inputs_change_nothing) {
+START_TEST(odd_inputs_get_the_same_replies) {
     for (size_t i = 0; i < sizeof(odd_inputs) / sizeof(odd_inputs[0]); i++)
         for (size_t cut = 0; cut <= odd_inputs[i].len; cut++)
-            try_odd_input(odd_inputs[i].bytes, cut, i);
+            try_odd_input(odd_inputs[i].bytes, odd_inputs[i].len, cut, i);
 }
 END_TEST
 
 /* Lines longer than the parser allows (PROTO_INLINE_MAX_SIZE): a count and
  * a bulk length of 70,000 digits with no CR, and an inline line as long. */
-START_TEST(overlong_lines_change_nothing) {
+START_TEST(overlong_lines_get_the_same_replies) {
     size_t n = PROTO_INLINE_MAX_SIZE + 4464;
     char *big = malloc(n);
     big[0] = '*';
     memset(big + 1, '1', n - 1);
-    try_odd_input(big, n, 1000);
+    try_odd_input(big, n, n, 1000);
     memcpy(big, "*1\r\n$", 5);
-    try_odd_input(big, n, 1001);
+    try_odd_input(big, n, n, 1001);
     const char *get = "*2\r\n$3\r\nGET\r\n$1\r\na\r\n"; /* one GET, then the digits */
     memcpy(big, get, strlen(get));
-    try_odd_input(big, n, 1002);
+    try_odd_input(big, n, n, 1002);
     memset(big, 'a', n);
-    try_odd_input(big, n, 1003);
+    try_odd_input(big, n, n, 1003);
     free(big);
 }
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("08-fast-path: run hooks and look-ahead");
+    Suite *s = suite_create("08-fast-path: run hooks, look-ahead and run");
     TCase *hooks = tcase_create("run hooks");
     tcase_add_test(hooks, held_clients_run_at_the_end_of_the_turn);
     tcase_add_test(hooks, a_closed_client_is_skipped);
+    tcase_add_test(hooks, a_client_closed_after_the_look_ahead_is_skipped);
     suite_add_tcase(s, hooks);
 
     TCase *budget = tcase_create("budget");
     tcase_add_test(budget, install_sets_the_hooks);
-    tcase_add_test(budget, sixteen_keys_per_look_ahead);
+    tcase_add_test(budget, sixteen_commands_per_look_ahead);
     tcase_add_test(budget, the_rest_of_the_batch_is_covered_by_later_calls);
     suite_add_tcase(s, budget);
 
-    TCase *which = tcase_create("which keys");
-    tcase_add_test(which, one_key_per_request_of_a_pipeline);
-    tcase_add_test(which, starts_at_the_parser_position);
-    tcase_add_test(which, stops_at_an_incomplete_request);
-    tcase_add_test(which, skips_requests_of_one_argument);
-    tcase_add_test(which, stops_at_an_inline_request);
-    tcase_add_test(which, reads_past_empty_arguments);
-    tcase_add_test(which, takes_nothing_from_a_half_parsed_request);
-    suite_add_tcase(s, which);
+    TCase *taken = tcase_create("what is taken");
+    tcase_set_timeout(taken, 60);
+    tcase_add_test(taken, every_complete_request_with_its_arguments);
+    tcase_add_test(taken, starts_at_the_parser_position);
+    tcase_add_test(taken, stops_at_an_incomplete_request);
+    tcase_add_test(taken, requests_of_one_argument_prefetch_nothing);
+    tcase_add_test(taken, stops_at_an_inline_request);
+    tcase_add_test(taken, reads_past_empty_arguments);
+    tcase_add_test(taken, finishes_a_half_parsed_request);
+    tcase_add_test(taken, a_request_too_long_for_the_batch_is_left_to_the_run);
+    tcase_add_test(taken, a_protocol_error_is_left_to_the_run);
+    suite_add_tcase(s, taken);
 
-    TCase *nothing = tcase_create("changes nothing");
-    tcase_set_timeout(nothing, 60);
-    tcase_add_test(nothing, changes_nothing_while_the_client_is_parsed);
-    tcase_add_test(nothing, odd_inputs_change_nothing);
-    tcase_add_test(nothing, overlong_lines_change_nothing);
-    suite_add_tcase(s, nothing);
+    TCase *same = tcase_create("the same replies");
+    tcase_set_timeout(same, 120);
+    tcase_add_test(same, two_reads_split_anywhere_get_the_same_replies);
+    tcase_add_test(same, nothing_runs_after_quit);
+    tcase_add_test(same, nothing_runs_once_the_replies_pile_up);
+    tcase_add_test(same, odd_inputs_get_the_same_replies);
+    tcase_add_test(same, overlong_lines_get_the_same_replies);
+    suite_add_tcase(s, same);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -854,13 +854,16 @@ plus what only speed needs, in `steps/08-fast-path/`:
   were read, before the replies are written. On its own this changes
   nothing a client can see; it gives the server a moment when all the
   commands of the turn are in memory at once.
-- In that moment the look-ahead, `fastpath_look_ahead()`, parses the
-  complete requests waiting in the next clients' buffers with resp.c's own
-  parser, on a parser of its own, and takes the key, `argv[1]`, of up to 16
-  of them. It asks the CPU to load their buckets, then the first entry of
-  each bucket (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in step 08's
-  `dict.c`), and lets those clients run. The memory loads of a batch overlap
-  instead of following one another. Redis 7.4.0 does nothing of the kind:
+- In that moment the look-ahead, `fastpath_look_ahead()`, parses up to 16
+  complete requests waiting in the next clients' buffers, with each
+  client's own parser (resp.c's), into a batch, and hashes each one's key,
+  `argv[1]`. It asks the CPU to load their buckets, then the first entry of
+  each bucket, its header and the end of its key, which after the timing
+  wheel's link is often on the entry's second cache line
+  (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in step 08's
+  `dict.c`), and runs the batch's commands without parsing them again,
+  handing each key's hash to the keyspace (`dict_expect_key()`). The memory
+  loads of a batch overlap instead of following one another. Redis 7.4.0 does nothing of the kind:
   its `src/`, and that of `unstable` as of October 2024, has no prefetch at
   all. Valkey 8.0.0 does, for its I/O threads (`prefetchCommands()` in
   `src/memory_prefetch.c`, batches of `prefetch-batch-max-size`, default
@@ -869,9 +872,10 @@ plus what only speed needs, in `steps/08-fast-path/`:
   before the main thread runs such a batch, it walks their keys' buckets,
   entries, objects and values one step at a time for all of them,
   prefetching as it goes.
-- Two measured tricks: SipHash's rounds forced inline (`HOT_INLINE` in
-  `dict.c`), and a plain `SET` that skips its first lookup
-  (`set_needs_current_key()` in `keyspace.c`).
+- A measured trick: a plain `SET` that skips its first lookup
+  (`set_needs_current_key()` in `keyspace.c`). SipHash's rounds are
+  inlined in every step from 02 on (`static inline`; GCC 12 at `-O2`
+  inlines them, so `dict.o` has no `sip_round` symbol).
 
 What the look-ahead buys, and costs, is in items 6 and 9 below.
 """
@@ -920,7 +924,7 @@ misses included). What they showed, and the fixes:
    when over `IDLE_BUFFER_KEEP` = 32 KB: so always. About 450 instructions per
    request without pipelining. Now a read makes room for 16 KB (as Redis 7's does), under the
    limit.
-2. **The hash function was 2.5 times slower than it needed to be** (dict.c; the forced inlining is step 08's `HOT_INLINE`).
+2. **The hash function was 2.5 times slower than it needed to be** (dict.c, from step 02 on).
    `sip_round()` was not inlined, so SipHash's four words lived in memory, and
    the input was loaded a byte at a time: 287 instructions for a 16-byte key,
    and a SET hashes its key about three times. Now the rounds are inlined and
@@ -954,10 +958,13 @@ misses included). What they showed, and the fixes:
    `fastpath_look_ahead()` in its fastpath.c; `dict_prefetch_bucket()` and
    `dict_prefetch_entry()` in its dict.c; see "The fast path" above): about
    20% less CPU per request for SET and GET with `-P 16`. The prefetch costs
-   instructions (the look-ahead and a second hash): the table in "The fast
-   path" counts both steps, and in this report's run the difference was about 350 to 400
-   instructions per pipelined SET or GET. That is why callgrind's counts
-   went up while the time went down.
+   instructions: the table in "The fast path" counts both steps. A first
+   look-ahead parsed each request a second time, on a parser of its own,
+   and hashed its key a second time, 370 to 870 instructions a command more
+   than step 07; parsing once, with the client's own parser, and handing the
+   hash to the keyspace, brought that down to 80 to 310 (chapter 08's
+   measurements). That is why callgrind's counts went up while the time
+   went down.
 7. The event loop read the clock twice per turn for timers even when there
    were none (steps 06 and 07 have none); it no longer does.
 8. **A stall of over 400 ms while a million keys expired** (main.c of steps 05 to
@@ -989,10 +996,11 @@ from one full run to the next against the 1.1x target:
    then the entries, of up to 16 of their keys at once, and they run in the
    order they were read. Server user time per request, 50 clients, 1,000,000
    keys loaded beforehand, medians of 8 rounds: SET 1.50 -> 1.15 µs, GET
-   1.43 -> 1.08 µs. Its cost is a look-ahead and a second hash per command:
-   callgrind's count per command without pipelining went from 995 to 1,218
-   for PING, which has no key, and from 1,544 to 1,997 for GET; they pay off
-   only when the keys are not in the cache.
+   1.43 -> 1.08 µs. Its cost was then a look-ahead and a second hash per
+   command: callgrind's count per command without pipelining went from 995
+   to 1,218 for PING, which has no key, and from 1,544 to 1,997 for GET
+   (since cut down: see item 6); it pays off only when the keys are not in
+   the cache.
    Prefetching the value too, a third pass, made no difference measurable
    here and was left out.
 10. **`recv()` and `send()` instead of `read()` and `write()`** (net.c): on a
@@ -1092,9 +1100,8 @@ starting empty and two with the keyspace loaded first, the newest step got
 `-P 16` the kernel's share is divided by 16, and PING is again the floor:
 about 1.35x.
 
-**Left as it is.** Values are a second allocation next to the entry; a
-command's key is hashed twice when it was prefetched (once to prefetch, once
-to look it up); glibc's malloc is slower than Redis's jemalloc for the small
+**Left as it is.** Values are a second allocation next to the entry;
+glibc's malloc is slower than Redis's jemalloc for the small
 blocks a key needs. None of these is needed for the targets.
 """
 

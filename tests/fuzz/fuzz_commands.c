@@ -280,15 +280,45 @@ typedef struct run_opts {
     int expire_each; /* expiry turn after each command */
 } run_opts;
 
+/* One command, and what the run options do after it. */
+static void execute(client *c, int argc, arg *argv, const run_opts *o) {
+    command_execute(c, argc, argv);
+    c->server->total_commands++;
+    if (o->step_ms) move_clock(o->step_ms);
+    if (o->expire_each) expiry_turn();
+}
+
+#ifdef FAST_PATH_H
+/* Step 08: the look-ahead parses the client's requests first, with its own
+ * parser, and they run as fastpath_run() runs them, each with its key's hash
+ * handed to the keyspace; the loop below then parses the rest. A command
+ * that closes the client (QUIT) ends it, as there. Returns the replies. */
+static long long run_looked_ahead(client *c, const run_opts *o) {
+    client *batch[1] = {c};
+    CHECK(fastpath_look_ahead(&server.fast, batch, 1) == 1);
+    long long replies = 0;
+    for (int i = 0; i < server.fast.batch_count && !c->close_after_reply; i++) {
+        const parsed_command *pc = &server.fast.batch[i];
+        CHECK(pc->slot == 0);
+        if (pc->argc >= 2)
+            dict_expect_key(server.db.keys, pc->argv[1].ptr, pc->argv[1].len, pc->key_hash);
+        execute(c, pc->argc, pc->argv, o);
+        dict_expect_key(server.db.keys, NULL, 0, 0);
+        replies++;
+    }
+    server.fast.batch_count = server.fast.args_used = 0;
+    return replies;
+}
+#endif
+
 /* Returns 0 once the client is done (QUIT or a protocol error). */
 static int process_read(client *c, const uint8_t *bytes, size_t n, const run_opts *o) {
     buf_append(&c->query, bytes, n);
-#ifdef FAST_PATH_H /* step 08 looks ahead at a client's bytes before it runs */
-    client *batch[1] = {c};
-    CHECK(fastpath_look_ahead(&server.fast, batch, 1) == 1);
+    long long replies = 0;
+#ifdef FAST_PATH_H /* step 08 parses a client's requests ahead, and runs them first */
+    replies += run_looked_ahead(c, o);
 #endif
     request_parser *p = &c->parser;
-    long long replies = 0;
     while (!c->close_after_reply) {
         parse_status st = parser_next(p, c->query.data, c->query.len);
         if (st == PARSE_INCOMPLETE) break;
@@ -299,11 +329,8 @@ static int process_read(client *c, const uint8_t *bytes, size_t n, const run_opt
             c->close_after_reply = 1;
             break;
         }
-        command_execute(c, p->argc, p->argv);
-        c->server->total_commands++;
+        execute(c, p->argc, p->argv, o);
         replies++;
-        if (o->step_ms) move_clock(o->step_ms);
-        if (o->expire_each) expiry_turn();
     }
     size_t used = parser_consumed(p);
     CHECK(used <= c->query.len);
