@@ -409,7 +409,9 @@ def throughput_section(md, summary, tp):
                 f.write("test " + " ".join(f'"{short_label(s)}"' for s in servers) + "\n")
                 for t in cols:
                     vals = [tp.median(t, p, s, idx) for s in servers]
-                    f.write(f"{test_name(t)} " + " ".join("NaN" if v is None else f"{v / scale:.4f}"
+                    # Requests per second in thousands, to the request
+                    # (6 decimals), so the quotes round as the tables do.
+                    f.write(f"{test_name(t)} " + " ".join("NaN" if v is None else f"{v / scale:.{4 if scale == 1 else 6}f}"
                                                           for v in vals) + "\n")
         table_quotes(data, what)
         draw(fname, data, os.path.join(IMG_DIR, fname + ".png"))

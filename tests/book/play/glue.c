@@ -203,7 +203,7 @@ static void server_setup(void) {
     server.loop = play.loop = el_create();
     play.table = observed_table();
     net_init(&server.net, server.loop, play.table);
-#if defined(FASTPATH_H)
+#if defined(FAST_PATH_H)
     fastpath_install(&server.fast, &server.net, server.db.keys); /* chapter 08 */
 #endif
 #if defined(ACTIVE_EXPIRE_H)
