@@ -357,8 +357,7 @@ START_TEST(test_rehash_is_incremental) {
 }
 END_TEST
 
-/* ============================ Prefetching and hash tags ============================ */
-
+/* ============================ Hash tags ============================ */
 
 /* The tag is the top 16 bits of the key's hash, as dict.c's hash_tag() takes
  * it: the low bits would be useless, being the same for a whole chain. It is

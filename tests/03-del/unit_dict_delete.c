@@ -43,7 +43,6 @@ static void delete_key(dict *d, size_t i) {
                      i, val_for(i), found, val);
 }
 
-
 static size_t test_key_count(void) {
     const char *s = getenv("DICT_TEST_KEYS");
     if (s == NULL || *s == '\0') return 1000000;

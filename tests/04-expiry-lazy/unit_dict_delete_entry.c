@@ -29,7 +29,8 @@
 
 /* Loop-friendly checks (ck_assert() is slow in fork mode); like
  * ck_assert_*_eq, they say what was expected and what came back. */
-static void require_entry_value(const dict_entry *de, const void *want, size_t i, const char *when) {
+static void require_entry_value(const dict_entry *de, const void *want, size_t i,
+                                const char *when) {
     if (de == NULL) ck_abort_msg("%s: key:%zu expected with value %p, got no entry", when, i, want);
     if (de->val != want)
         ck_abort_msg("%s: key:%zu expected with value %p, got value %p", when, i, want, de->val);

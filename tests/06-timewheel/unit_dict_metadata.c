@@ -61,7 +61,8 @@ START_TEST(test_metadata) {
                 if (de->keylen != len || memcmp(dict_entry_key(de), key, len) != 0)
                     ck_abort_msg("%zu bytes: expected key \"%s\" intact after writing the "
                                  "metadata, got %zu bytes \"%.*s\"",
-                                 meta, key, (size_t)de->keylen, (int)de->keylen, dict_entry_key(de));
+                                 meta, key, (size_t)de->keylen, (int)de->keylen,
+                                 dict_entry_key(de));
             }
             if (round == 0)
                 for (size_t i = 0; i < 1000; i++)

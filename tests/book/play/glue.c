@@ -39,8 +39,8 @@
  *     state machine's table from them).
  *
  * The features are found from the step's headers (KEYSPACE_H, EXPIRE_H,
- * ACTIVE_EXPIRE_H, TIMEWHEEL_H, SET_FSM_H), so a new step that keeps them
- * needs nothing here. */
+ * ACTIVE_EXPIRE_H, TIMEWHEEL_H, SET_FSM_H, FAST_PATH_H), so a new step that
+ * keeps them needs nothing here. */
 #define _POSIX_C_SOURCE 200809L
 #include <emscripten.h>
 #include <fcntl.h>
@@ -321,8 +321,7 @@ static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms) {
     observed_cycle *cy = cycles.now;
     int i = cy ? cy->shown : PLAY_SAMPLE_SHOWN;
     if (i < PLAY_SAMPLE_SHOWN) {
-        size_t n =
-            de->keylen < PLAY_KEY_BYTES - 1 ? de->keylen : PLAY_KEY_BYTES - 1;
+        size_t n = de->keylen < PLAY_KEY_BYTES - 1 ? de->keylen : PLAY_KEY_BYTES - 1;
         memcpy(cy->keys[i], dict_entry_key(de), n); /* before it may be freed */
         cy->keys[i][n] = '\0';
     }
