@@ -118,3 +118,31 @@ void active_expire_info(info_request *r, const active_expire *ae) {
     info_field(r, "expire_cycle_cpu_milliseconds", "%lld",
                (long long)(ae->cycle_time_used_us / 1000));
 }
+
+/* ==== On the event loop ==== */
+
+/* The cron: a slow cycle, then the delay until the next one. The event loop
+ * runs a timer again after as many ms as it returns, and ae->hz is read
+ * anew each time, so a new rate takes effect at the next run. (Redis's
+ * serverCron() does much more: rehashing, client timeouts, statistics. This
+ * one has one job.) */
+static int64_t slow_cycle_timer(event_loop *el, int64_t id, void *data) {
+    (void)el;
+    (void)id;
+    active_expire *ae = data;
+    active_expire_cycle(ae, ae->ks, CYCLE_SLOW, ae->hz);
+    return 1000 / ae->hz;
+}
+
+void active_expire_before_sleep(event_loop *el, void *data) {
+    (void)el;
+    active_expire *ae = data;
+    active_expire_cycle(ae, ae->ks, CYCLE_FAST, ae->hz);
+}
+
+void active_expire_start(active_expire *ae, keyspace *ks, event_loop *el, int hz) {
+    ae->ks = ks;
+    ae->hz = hz;
+    el_add_timer(el, 1000 / hz, slow_cycle_timer, ae);
+    el_set_before_sleep(el, active_expire_before_sleep, ae);
+}

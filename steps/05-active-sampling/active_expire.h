@@ -17,13 +17,15 @@
  * acceptable one: when expired keys are piling up faster than the cron
  * clears them. --active-expire-effort 1..10 buys more sampling for more CPU.
  *
- * The module knows the keyspace and the clock, nothing of clients or the
- * event loop, so unit tests drive it with their own keyspace and clock. */
+ * The cycle knows the keyspace and the clock, nothing of clients or of the
+ * event loop, so unit tests drive it with their own keyspace and clock.
+ * active_expire_start(), at the end, puts it on the server's event loop. */
 #ifndef ACTIVE_EXPIRE_H
 #define ACTIVE_EXPIRE_H
 
 #include <stdint.h>
 
+#include "event_loop.h"
 #include "keyspace.h"
 
 typedef enum { CYCLE_SLOW, CYCLE_FAST } cycle_type;
@@ -44,6 +46,9 @@ typedef struct active_expire {
     uint64_t time_cap_reached;  /* expired_time_cap_reached_count */
     int64_t cycle_time_used_us; /* expire_cycle_cpu_milliseconds, in µs */
     uint64_t cycles;            /* cycles that did any work */
+    /* On the event loop, from active_expire_start(). */
+    keyspace *ks; /* the keyspace the hooks expire keys in */
+    int hz;       /* slow cycles per second (--hz, 1..500; INFO's hz) */
 } active_expire;
 
 /* effort: 1..10. seed: any non-zero number (tests pass a fixed one). */
@@ -56,5 +61,20 @@ uint64_t active_expire_cycle(active_expire *ae, keyspace *ks, cycle_type type, i
 
 /* The cycle's fields of INFO's Stats section, with Redis's names. */
 void active_expire_info(info_request *r, const active_expire *ae);
+
+/* ==== On the event loop ====
+ *
+ * Redis runs the slow cycle from its cron, serverCron() by way of
+ * databasesCron(), and the fast one from beforeSleep(), all in server.c
+ * (7.0.15). Here the cycle brings its own two hooks. */
+
+/* Run a slow cycle over ks hz times a second, on a timer of el, and offer a
+ * fast one before every wait of el. ae and ks must outlive the loop. */
+void active_expire_start(active_expire *ae, keyspace *ks, event_loop *el, int hz);
+
+/* The hook that runs before every wait of the loop, with the active_expire
+ * as its data: a fast cycle, which does nothing unless expired keys are
+ * piling up. */
+void active_expire_before_sleep(event_loop *el, void *data);
 
 #endif

@@ -64,7 +64,7 @@ static void quit_command(client *c, int argc, arg *argv) {
 static void info_command(client *c, int argc, arg *argv) {
     info_request r = {argc, argv, {0}};
     info_server_facts facts = {STEP_NAME, server.port, server.start_ms};
-    if (info_server_section(&r, &facts)) info_field(&r, "hz", "%d", server.hz);
+    if (info_server_section(&r, &facts)) info_field(&r, "hz", "%d", server.expirer.hz);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
     if (info_stats_section(&r, &server.net)) {
@@ -144,11 +144,12 @@ static int number_flag(int argc, char **argv, int i, long long min, long long ma
     return 1;
 }
 
-/* Parse the command line into `server`; exits on a bad flag. */
-static void parse_flags(int argc, char **argv, int *effort) {
+/* Parse the command line into `server` and the active expire cycle's two
+ * settings; exits on a bad flag. */
+static void parse_flags(int argc, char **argv, int *hz, int *effort) {
     server.bind = "127.0.0.1";
     server.port = 6379;
-    server.hz = 10;
+    *hz = 10;
     *effort = 1;
     for (int i = 1; i < argc; i++) {
         long long port;
@@ -162,7 +163,7 @@ static void parse_flags(int argc, char **argv, int *effort) {
             i++;
         } else if (strcmp(argv[i], "--bind") == 0 && i + 1 < argc) {
             server.bind = argv[++i];
-        } else if (strcmp(argv[i], "--hz") == 0 && number_flag(argc, argv, i, 1, 500, &server.hz)) {
+        } else if (strcmp(argv[i], "--hz") == 0 && number_flag(argc, argv, i, 1, 500, hz)) {
             i++;
         } else if (strcmp(argv[i], "--active-expire-effort") == 0 &&
                    number_flag(argc, argv, i, 1, 10, effort)) {
@@ -173,26 +174,6 @@ static void parse_flags(int argc, char **argv, int *effort) {
             exit(1);
         }
     }
-}
-
-/* ==== The server cron and the hook before sleeping ==== */
-
-/* Runs hz times a second: the slow expire cycle. Redis's serverCron does much
- * more (rehashing, stats, timeouts); here it has one job. */
-static int64_t server_cron(event_loop *el, int64_t id, void *data) {
-    (void)el;
-    (void)id;
-    (void)data;
-    active_expire_cycle(&server.expirer, &server.db, CYCLE_SLOW, server.hz);
-    return 1000 / server.hz;
-}
-
-/* Runs before the loop waits for events: a short fast cycle, which does
- * nothing unless expired keys are piling up (see active_expire.h). */
-static void before_sleep(event_loop *el, void *data) {
-    (void)el;
-    (void)data;
-    active_expire_cycle(&server.expirer, &server.db, CYCLE_FAST, server.hz);
 }
 
 /* Random bytes from the kernel, for the hash seed. */
@@ -247,8 +228,8 @@ static void turn_off_malloc_fast_bins(void) {
 int main(int argc, char **argv) {
     /* 1. Settings from the command line. */
     turn_off_malloc_fast_bins();
-    int effort;
-    parse_flags(argc, argv, &effort);
+    int hz, effort;
+    parse_flags(argc, argv, &hz, &effort);
     server.start_ms = clock_now_ms();
     seed_hash_function();
     keyspace_init(&server.db);
@@ -271,8 +252,7 @@ int main(int argc, char **argv) {
         el_free(server.loop);
         return 1;
     }
-    el_add_timer(server.loop, 1000 / server.hz, server_cron, NULL);
-    el_set_before_sleep(server.loop, before_sleep, NULL);
+    active_expire_start(&server.expirer, &server.db, server.loop, hz);
     install_signal_handlers();
     printf("%s: ready to accept connections on %s:%d\n", STEP_NAME, server.bind, server.port);
     fflush(stdout);

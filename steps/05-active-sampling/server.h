@@ -19,7 +19,6 @@ struct server {
     int port;              /* TCP port */
     int64_t start_ms;      /* Unix ms at start, for INFO's uptime */
     keyspace db;           /* every key and its value (keyspace.h) */
-    int hz;                /* server cron runs per second (--hz, 1..500) */
     active_expire expirer; /* the active expire cycle's settings and stats */
 };
 

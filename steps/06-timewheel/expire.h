@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dict.h"
+#include "event_loop.h"
 #include "expire_time.h"
 #include "info.h"
 #include "keyspace.h"
@@ -44,11 +45,13 @@ size_t expire_due_keys(keyspace *ks, int64_t now_ms, size_t budget);
  * are served between the batches. */
 #define EXPIRE_BUDGET_KEYS 1000
 
-/* Active expiry's switch, and its figures for INFO. */
+/* Active expiry's switch, its figures for INFO, and what its hook needs. */
 typedef struct wheel_expirer {
     int enabled;          /* delete due keys? DEBUG SET-ACTIVE-EXPIRE 0|1 */
     uint64_t budget_hits; /* turns that stopped at EXPIRE_BUDGET_KEYS */
     int64_t time_used_us; /* time spent deleting due keys, µs */
+    keyspace *ks;         /* the keyspace the hook expires keys in (wheel_expirer_start()) */
+    int max_sleep_ms;     /* the longest wait the hook lets the loop take */
 } wheel_expirer;
 
 /* Switched on, with no figures yet. */
@@ -60,6 +63,15 @@ void wheel_expirer_init(wheel_expirer *we);
  * budget ran out (more keys are due; clients are served first, then the next
  * batch), otherwise until the wheel's next slot, at most max_sleep_ms. */
 int expire_turn(wheel_expirer *we, keyspace *ks, int max_sleep_ms);
+
+/* Put active expiry on the event loop: before every wait of el, a turn over
+ * ks, whose answer becomes the loop's longest wait, at most max_sleep_ms.
+ * we and ks must outlive the loop. */
+void wheel_expirer_start(wheel_expirer *we, keyspace *ks, event_loop *el, int max_sleep_ms);
+
+/* The hook wheel_expirer_start() installs, with the wheel_expirer as its
+ * data: expire_turn(), then el_set_max_sleep() with what it answered. */
+void wheel_expirer_before_sleep(event_loop *el, void *data);
 
 /* Active expiry's fields of INFO's Stats section: Redis's names for the two
  * figures of an expire cycle that mean the same here (the cap reached is the

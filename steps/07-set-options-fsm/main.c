@@ -157,16 +157,6 @@ static void parse_flags(int argc, char **argv) {
     }
 }
 
-/* ==== Deleting due keys, before the loop sleeps ==== */
-
-/* Runs on every turn of the event loop, before it waits for events: a turn
- * of active expiry (expire.h), which also says how long the loop may sleep,
- * at most 100 ms so that a stop request is seen. */
-static void before_sleep(event_loop *el, void *data) {
-    (void)data;
-    el_set_max_sleep(el, expire_turn(&server.expirer, &server.db, 100));
-}
-
 /* Random bytes from the kernel, for the hash seed. */
 static void random_bytes(uint8_t *out, size_t n) {
     int fd = open("/dev/urandom", O_RDONLY);
@@ -240,7 +230,8 @@ int main(int argc, char **argv) {
         el_free(server.loop);
         return 1;
     }
-    el_set_before_sleep(server.loop, before_sleep, NULL);
+    /* Active expiry before every wait, which stays within the 100 ms above. */
+    wheel_expirer_start(&server.expirer, &server.db, server.loop, 100);
     install_signal_handlers();
     printf("%s: ready to accept connections on %s:%d\n", STEP_NAME, server.bind, server.port);
     fflush(stdout);

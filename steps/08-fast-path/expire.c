@@ -100,6 +100,17 @@ int expire_turn(wheel_expirer *we, keyspace *ks, int max_sleep_ms) {
     return max_sleep_ms;
 }
 
+void wheel_expirer_before_sleep(event_loop *el, void *data) {
+    wheel_expirer *we = data;
+    el_set_max_sleep(el, expire_turn(we, we->ks, we->max_sleep_ms));
+}
+
+void wheel_expirer_start(wheel_expirer *we, keyspace *ks, event_loop *el, int max_sleep_ms) {
+    we->ks = ks;
+    we->max_sleep_ms = max_sleep_ms;
+    el_set_before_sleep(el, wheel_expirer_before_sleep, we);
+}
+
 void expire_info(info_request *r, const wheel_expirer *we, const keyspace *ks) {
     info_field(r, "expired_time_cap_reached_count", "%llu", (unsigned long long)we->budget_hits);
     info_field(r, "expire_cycle_cpu_milliseconds", "%lld", (long long)(we->time_used_us / 1000));

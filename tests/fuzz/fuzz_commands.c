@@ -11,7 +11,7 @@
  * connection to the next, and time is the fuzzer's: the clock is frozen
  * (common/clock.h) and each input says how far it moves. Between reads, and
  * between inputs, the step's active expiry runs as its event loop would run
- * it (step 06: expire_due_keys() with the same budget as before_sleep()).
+ * it (step 06: expire_turn(), as wheel_expirer_before_sleep() runs it).
  *
  * It fails (abort, or a sanitizer report) on any memory error, leak of a
  * client's memory, undefined behaviour, or when:
@@ -128,8 +128,8 @@ static void move_clock(int64_t ms) {
     if (clock_now_ms() > max_wall_ms) max_wall_ms = clock_now_ms();
 }
 
-/* One turn of the event loop's active expiry, as the step's before_sleep()
- * runs it; 1 if it used its whole budget (more keys may be due). */
+/* One turn of the event loop's active expiry, as the step's hook before
+ * sleeping runs it; 1 if it used its whole budget (more keys may be due). */
 static size_t expiry_turn(void) {
 #ifdef EXPIRE_BUDGET_KEYS /* steps 06 and 07: the timing wheel */
     return server.expirer.enabled && expire_turn(&server.expirer, &server.db, 100) == 0;

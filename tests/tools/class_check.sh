@@ -215,9 +215,9 @@ PY
   # sample_round()'s note quotes the comment above it in steps/05.
   contract=$(grep -B3 '^static void sample_round(' "steps/$STEP/active_expire.c" | grep -m1 '^/\* ' | cut -c4-40)
   # shellcheck disable=SC2016 # the backquotes are Markdown's
-  check "the notes name sample_round(), active_expire_cycle() (part of it), fast_cycle_wanted(), server_cron() and the TTL list's two functions, sample_round() with its contract" \
+  check "the notes name sample_round(), active_expire_cycle() (part of it), fast_cycle_wanted(), slow_cycle_timer() and the TTL list's two functions, sample_round() with its contract" \
     "6 yes" \
-    "$(grep -cE '^> - (`(sample_round|fast_cycle_wanted|server_cron|ttl_list_add|ttl_list_remove)\(\)`|part of `active_expire_cycle\(\)`)' "$hs/$doc") $(grep -qF "> - \`sample_round()\`: $contract" "$hs/$doc" && echo yes || echo "no: not followed by '$contract'")"
+    "$(grep -cE '^> - (`(sample_round|fast_cycle_wanted|slow_cycle_timer|ttl_list_add|ttl_list_remove)\(\)`|part of `active_expire_cycle\(\)`)' "$hs/$doc") $(grep -qF "> - \`sample_round()\`: $contract" "$hs/$doc" && echo yes || echo "no: not followed by '$contract'")"
   plain=$(cd "$tmp/starter" && python3 tests/tools/excerpts.py 2>&1)
   hidden=$(cd "$hs" && python3 tests/tools/excerpts.py 2>&1)
   status=$?

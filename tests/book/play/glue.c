@@ -13,8 +13,8 @@
  *     its output buffer instead of being written to a socket.
  *   - The real event loop (common/event_loop.c, poll() back end), turned one
  *     turn at a time: el_run() with a before-sleep hook that asks it to stop
- *     after this turn. The step's cron timer and before-sleep hook run in it,
- *     exactly as main() installs them.
+ *     after this turn, once it has run the step's own before-sleep hook. The
+ *     step's timers run in it as main() installs them.
  *   - A clock the page controls: common/clock.c frozen from the start and
  *     moved forward by play_advance(), which turns the loop each time the
  *     loop would have woken up (its next timer, or its longest sleep). The
@@ -32,7 +32,9 @@
  *     note_sampled_key(), which records the cycle's sample; its clock reads
  *     count the real time the cycle has taken, so the time budget works as
  *     on a native server even though the page's clock stands still during a
- *     turn;
+ *     turn; and the timer active_expire_start() installs is
+ *     observed_slow_timer(), which records the cycle slow_cycle_timer() runs,
+ *     as one_turn_hook() records the fast one;
  *   - every step: the command table is copied at start-up with each command
  *     pointing to note_command(), which records the arguments and calls the
  *     step's own function (chapter 07 draws the last SET's path through the
@@ -62,13 +64,14 @@
 #include "expire.h"
 static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms);
 static int64_t cycle_clock_us(void);
-#define expire_if_needed note_sampled_key
-#define clock_mono_us    cycle_clock_us
+static int64_t observed_slow_timer(event_loop *el, int64_t id, void *data);
+#define expire_if_needed                  note_sampled_key
+#define clock_mono_us                     cycle_clock_us
+#define el_add_timer(el, ms, timer, data) el_add_timer(el, ms, observed_slow_timer, data)
 #include "active_expire.c"
 #undef expire_if_needed
 #undef clock_mono_us
-static uint64_t observed_expire_cycle(active_expire *ae, keyspace *ks, cycle_type type, int hz);
-#define active_expire_cycle observed_expire_cycle
+#undef el_add_timer
 #endif
 
 #if __has_include("set_fsm.c")
@@ -78,7 +81,6 @@ static uint64_t observed_expire_cycle(active_expire *ae, keyspace *ks, cycle_typ
 #define main step_server_main
 #include STEP_MAIN_C
 #undef main
-#undef active_expire_cycle
 
 /* ==== Limits of what is recorded and drawn ==== */
 
@@ -161,12 +163,18 @@ static void console_close(client *c) {
     if (fd >= 0) close(fd);
 }
 
+#if defined(ACTIVE_EXPIRE_H)
+static void observed_fast_cycle(event_loop *el);
+#endif
+
 /* Ask el_run() to stop after the turn it is starting: one turn of the real
  * loop, with the step's own hook first when it has one. */
 static void one_turn_hook(event_loop *el, void *data) {
     (void)data;
-#if defined(ACTIVE_EXPIRE_H) || defined(EXPIRE_BUDGET_KEYS)
-    before_sleep(el, NULL);
+#if defined(ACTIVE_EXPIRE_H)
+    observed_fast_cycle(el);
+#elif defined(EXPIRE_BUDGET_KEYS)
+    wheel_expirer_before_sleep(el, &server.expirer);
 #endif
     el_stop(el);
 }
@@ -181,8 +189,8 @@ static void server_setup(void) {
     char *argv[] = {"server", NULL};
     server.start_ms = clock_now_ms();
 #if defined(ACTIVE_EXPIRE_H)
-    int effort;
-    parse_flags(1, argv, &effort);
+    int hz, effort;
+    parse_flags(1, argv, &hz, &effort);
 #else
     parse_flags(1, argv);
 #endif
@@ -207,9 +215,11 @@ static void server_setup(void) {
     fastpath_install(&server.fast, &server.net, server.db.keys); /* chapter 08 */
 #endif
 #if defined(ACTIVE_EXPIRE_H)
-    el_add_timer(server.loop, 1000 / server.hz, server_cron, NULL);
+    active_expire_start(&server.expirer, &server.db, server.loop, hz);
+#elif defined(EXPIRE_BUDGET_KEYS)
+    wheel_expirer_start(&server.expirer, &server.db, server.loop, 100);
 #endif
-    el_set_before_sleep(server.loop, one_turn_hook, NULL);
+    el_set_before_sleep(server.loop, one_turn_hook, NULL); /* in the step's hook's place */
 }
 
 /* ==== The API (api.js calls these) ==== */
@@ -312,9 +322,11 @@ typedef struct observed_cycle {
 
 static struct {
     observed_cycle ring[PLAY_CYCLES_KEPT];
-    uint64_t count;       /* cycles recorded, ever */
-    observed_cycle *now;  /* the cycle running, or NULL */
-    double real_start_ms; /* performance.now() when it started */
+    uint64_t count;         /* cycles recorded, ever */
+    observed_cycle *now;    /* the cycle running, or NULL */
+    observed_cycle current; /* where it is recorded */
+    uint64_t ran_before;    /* ae->cycles when it started */
+    double real_start_ms;   /* performance.now() when it started */
 } cycles;
 
 static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms) {
@@ -342,23 +354,42 @@ static int64_t cycle_clock_us(void) {
     return clock_mono_us() + spent;
 }
 
-static uint64_t observed_expire_cycle(active_expire *ae, keyspace *ks, cycle_type type, int hz) {
-    observed_cycle cy = {.at_ms = clock_now_ms(), .fast = type == CYCLE_FAST};
-    cy.ttl_before = ks->ttl_count;
-    cy.stale_before = ae->stale_perc;
-    uint64_t ran_before = ae->cycles;
-    cycles.now = &cy;
+/* Around one of the cycle's hooks: note the state before, let the cycle
+ * record its sample (note_sampled_key()), and keep the record if it looked at
+ * any key. */
+static void observe_cycle_start(active_expire *ae, cycle_type type) {
+    observed_cycle *cy = &cycles.current;
+    *cy = (observed_cycle){.at_ms = clock_now_ms(), .fast = type == CYCLE_FAST};
+    cy->ttl_before = ae->ks->ttl_count;
+    cy->stale_before = ae->stale_perc;
+    cycles.ran_before = ae->cycles;
+    cycles.now = cy;
     cycles.real_start_ms = emscripten_get_now();
-    uint64_t deleted = active_expire_cycle(ae, ks, type, hz);
+}
+
+static void observe_cycle_end(active_expire *ae) {
+    observed_cycle *cy = cycles.now;
     cycles.now = NULL;
-    if (ae->cycles == ran_before || cy.sampled == 0) return deleted; /* nothing looked at */
-    cy.ttl_after = ks->ttl_count;
-    cy.stale_after = ae->stale_perc;
-    cy.stop = ae->timelimit_exit_last ? "budget"
-              : ks->ttl_count == 0    ? "nothing left"
-                                      : "clean sample";
-    cycles.ring[cycles.count++ % PLAY_CYCLES_KEPT] = cy;
-    return deleted;
+    if (ae->cycles == cycles.ran_before || cy->sampled == 0) return; /* nothing looked at */
+    cy->ttl_after = ae->ks->ttl_count;
+    cy->stale_after = ae->stale_perc;
+    cy->stop = ae->timelimit_exit_last  ? "budget"
+               : ae->ks->ttl_count == 0 ? "nothing left"
+                                        : "clean sample";
+    cycles.ring[cycles.count++ % PLAY_CYCLES_KEPT] = *cy;
+}
+
+static int64_t observed_slow_timer(event_loop *el, int64_t id, void *data) {
+    observe_cycle_start(data, CYCLE_SLOW);
+    int64_t next = slow_cycle_timer(el, id, data);
+    observe_cycle_end(data);
+    return next;
+}
+
+static void observed_fast_cycle(event_loop *el) {
+    observe_cycle_start(&server.expirer, CYCLE_FAST);
+    active_expire_before_sleep(el, &server.expirer);
+    observe_cycle_end(&server.expirer);
 }
 #endif
 
@@ -481,7 +512,7 @@ static void inspect_cycles(void) {
              "\"cycle_time_used_us\":%lld,\"hz\":%d}",
              ae->enabled, ae->keys_per_loop, ae->acceptable_stale_perc, ae->stale_perc,
              (unsigned long long)ae->time_cap_reached, (unsigned long long)ae->cycles,
-             (long long)ae->cycle_time_used_us, server.hz);
+             (long long)ae->cycle_time_used_us, ae->hz);
     json_fmt(",\"cycles_recorded\":%llu,\"cycles\":[", (unsigned long long)cycles.count);
     uint64_t first = cycles.count > PLAY_CYCLES_KEPT ? cycles.count - PLAY_CYCLES_KEPT : 0;
     for (uint64_t n = first; n < cycles.count; n++) {
