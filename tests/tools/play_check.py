@@ -61,6 +61,13 @@ SCREEN_WIDTH, SCREEN_HEIGHT = 1280, 1400
 PHONE_WIDTH = 390
 FRAME_GAP_LIMIT_MS = 500  # the longest the page may go without a frame during an experiment
 EXPERIMENT_TIMEOUT_S = 60
+# A redis-cli call against the native server takes a few ms, so a key set
+# with PX 1 is past its deadline by the next line of a transcript. The page's
+# clock runs in real time too, but it moves on the page's timer ticks, and a
+# line typed over the DevTools protocol can come before the next tick (the
+# sooner, the busier the machine): each line waits until the page's clock has
+# moved this far past the line before it.
+LINE_PACE_MS = 3
 
 # Time the page's frames from now on: the longest gap between two.
 WATCH_FRAMES = r"""(() => {
@@ -126,6 +133,15 @@ def type_line(browser, line):
     return browser.evaluate(TYPE % json.dumps(line))
 
 
+def pace(browser, last):
+    """Wait until the page's clock is LINE_PACE_MS past `last`, the time the
+    line before was typed at (None for the first), unless the clock is
+    paused; return the time now, for the next line."""
+    if last is not None and not browser.evaluate("window.playServer.paused()"):
+        wait_until(browser, "window.playServer.now() >= %d" % (last + LINE_PACE_MS), ADVANCE_TIMEOUT_S)
+    return browser.evaluate("window.playServer.now()")
+
+
 # Replies whose shape the transcripts may not show, typed into every console
 # and compared with redis-cli's output against the native server: nested and
 # numbered arrays (an index column two digits wide), nil inside an array,
@@ -140,7 +156,7 @@ def replay_transcripts(browser, md, server):
     and sent to the native server; returns (commands, problems)."""
     blocks = list(transcripts.transcripts(md))
     proc, port = transcripts.start(str(server))
-    problems, count = [], 0
+    problems, count, last = [], 0, None
     try:
         # The same start as transcripts.py gives the native server: the keys
         # the chapter names left by an earlier session, when the step keeps keys.
@@ -155,6 +171,7 @@ def replay_transcripts(browser, md, server):
         for line_no, steps in blocks:
             for args, _ in steps:
                 count += 1
+                last = pace(browser, last)
                 page = type_line(browser, cli_line(args)).split("\n")
                 native = transcripts.cli(port, args)
                 if not transcripts.matches(args, native, page):
