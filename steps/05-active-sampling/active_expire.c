@@ -121,11 +121,10 @@ void active_expire_info(info_request *r, const active_expire *ae) {
 
 /* ==== On the event loop ==== */
 
-/* The cron: a slow cycle, then the delay until the next one. The event loop
- * runs a timer again after as many ms as it returns, and ae->hz is read
- * anew each time, so a new rate takes effect at the next run. (Redis's
- * serverCron() does much more: rehashing, client timeouts, statistics. This
- * one has one job.) */
+/* The cron: a slow cycle, then the delay until the next one (the event loop
+ * runs a timer again after as many ms as it returns). Redis's serverCron()
+ * does much more: rehashing, client timeouts, statistics. This one has one
+ * job. */
 static int64_t slow_cycle_timer(event_loop *el, int64_t id, void *data) {
     (void)el;
     (void)id;

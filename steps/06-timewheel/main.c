@@ -229,7 +229,8 @@ int main(int argc, char **argv) {
         el_free(server.loop);
         return 1;
     }
-    /* Active expiry before every wait, which stays within the 100 ms above. */
+    /* Active expiry before every wait; its hook keeps each wait within the
+     * same 100 ms. */
     wheel_expirer_start(&server.expirer, &server.db, server.loop, 100);
     install_signal_handlers();
     printf("%s: ready to accept connections on %s:%d\n", STEP_NAME, server.bind, server.port);

@@ -722,7 +722,7 @@ def keys_gone_text(md, burst):
                     "sampler the loop wakes about 20 times a second (the cron, and a DBSIZE every 100 ms), "
                     "so the slow cycle does nearly all the work, at a fifth of a core or a little more "
                     "(a cycle overshoots its budget by up to 16 rounds, the clock being read every 16, and "
-                    "the server answers the DBSIZEs too; a run of this report on a quieter machine measured "
+                    "the server answers the DBSIZEs too; an earlier run of this report measured "
                     "24% for Redis and 26% for step 05)"
                     + (f". In this run, {share} of a core"
                        + (": where that is below a fifth, the server waited for a CPU part of the "
@@ -741,8 +741,8 @@ def keys_gone_text(md, burst):
                         + why + ", and with clients their requests take turns with the deletions.")
         elif t_probe == t_quiet:
             text.append(f" Step 06 took {t_quiet} s both alone and with clients: " + why
-                        + ", and with clients their requests take turns with the deletions, which "
-                        "here cost less than the 0.1 s the DBSIZE sampler can tell apart.")
+                        + ", and with clients their requests take turns with the deletions, at a "
+                        "cost below the DBSIZE sampler's 0.1 s resolution.")
         else:
             text.append(f" Step 06 took {t_quiet} s alone and {t_probe} s with clients. Alone it should "
                         "be the faster: " + why + ", where clients' requests take turns with the "

@@ -26,15 +26,17 @@
  *     second time: it leaves out every file this one names in an #include or
  *     __has_include line.
  *
- * Two observations need to see inside a call, and get it by renaming a call
- * while a file is included (the callee itself is the real one):
+ * Two observations need to see inside a call. They get it by renaming a call
+ * while a file is included (the callee itself is the real one), or by
+ * wrapping a hook:
  *   - chapter 05: active_expire.c's calls to expire_if_needed() go through
  *     note_sampled_key(), which records the cycle's sample; its clock reads
  *     count the real time the cycle has taken, so the time budget works as
  *     on a native server even though the page's clock stands still during a
- *     turn; and the timer active_expire_start() installs is
- *     observed_slow_timer(), which records the cycle slow_cycle_timer() runs,
- *     as one_turn_hook() records the fast one;
+ *     turn. The timer that active_expire_start() installs is swapped for
+ *     observed_slow_timer(), which records the cycle that
+ *     slow_cycle_timer() runs; one_turn_hook(), in the place of the
+ *     before-sleep hook, records the fast one;
  *   - every step: the command table is copied at start-up with each command
  *     pointing to note_command(), which records the arguments and calls the
  *     step's own function (chapter 07 draws the last SET's path through the
@@ -65,6 +67,10 @@
 static int note_sampled_key(keyspace *ks, dict_entry *de, int64_t now_ms);
 static int64_t cycle_clock_us(void);
 static int64_t observed_slow_timer(event_loop *el, int64_t id, void *data);
+/* el_add_timer() is declared already (event_loop.c above includes its
+ * header): the function-like macro below then rewrites only the calls in
+ * active_expire.c, of which there is one, active_expire_start()'s. */
+#include "event_loop.h"
 #define expire_if_needed                  note_sampled_key
 #define clock_mono_us                     cycle_clock_us
 #define el_add_timer(el, ms, timer, data) el_add_timer(el, ms, observed_slow_timer, data)
