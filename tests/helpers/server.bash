@@ -87,11 +87,14 @@ start_server() {
 # STOP_TIMEOUT_S; a server still running then is killed, and fails.
 STOP_TIMEOUT_S=10
 # running PID: the process has not exited (one that exited and was not yet
-# waited for, a zombie, answers kill -0 but is marked Z in /proc).
+# waited for, a zombie, answers kill -0 but is marked Z in /proc). Bash may
+# reap it between the two looks: then its /proc entry is gone, and so is it.
+# Without /proc at all, kill -0 is all there is to go by.
 running() {
   local stat
   kill -0 "$1" 2>/dev/null || return 1
-  read -r stat <"/proc/$1/stat" 2>/dev/null || return 0
+  [ -d /proc/self ] || return 0
+  read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
   [[ "$stat" != *") Z "* ]]
 }
 [ -n "${VALGRIND:-}" ] && STOP_TIMEOUT_S=120 # freeing a million keys, then the leak check
