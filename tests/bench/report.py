@@ -1075,6 +1075,21 @@ Measured, and left out:
   ms once that memory had been used, against 0.8 ms for the same 2 MB in
   4 KB pages, which the kernel mostly takes from pages freed recently. Left
   out here; on a machine whose memory is already warm it may pay.
+- **A nap before each wait** (step 08). When a turn has run clients, sleep
+  20 µs in `nanosleep()` (with the timer slack set to 1 µs) before
+  `epoll_wait()`: the requests that arrive meanwhile wake nobody, and the
+  next turn finds them all at once. Three interleaved rounds of `GET`, each
+  server pinned as in the throughput part. With 50 clients (300,000
+  requests a run) it halved the sleeps (12,478 to 12,572 instead of 21,815
+  to 24,491), and step 08 used 4.05 to 4.16 µs of CPU per request instead
+  of 4.37 to 4.41 (Redis: 4.97 to 5.11) and served 191,000 to 194,000
+  requests a second instead of 154,000 to 161,000 (Redis: 167,000 to
+  177,000). But the median latency rose from 0.167 to 0.191 ms, and the
+  99th percentile from 0.26 ms to 0.36 to 0.38 ms. With 8 clients (150,000
+  requests a run), which the nap makes wait for each other, it cost 6.79 to
+  6.88 µs per request instead of 4.25 to 4.42, and 98,000 requests a second
+  instead of 140,000 to 145,000. Left out: it trades latency for CPU, and a
+  turn cannot tell the server whether 8 clients or 50 are behind it.
 
 Before and after, step 07, on this machine (medians of 3 interleaved rounds,
 CPU time per request, µs, and the ratio to Redis measured in the same rounds):
@@ -1090,21 +1105,24 @@ CPU time per request, µs, and the ratio to Redis measured in the same rounds):
 
 **What limits the figures without pipelining.** Most of a request's CPU
 time is the kernel's: a `recv()`, a `send()` (which, on a local socket, also
-runs the client's side of TCP and wakes it up) and a share of an epoll_wait
-and of the sleeps in it. Redis pays the same. Measured alone on this
-machine, a 5-byte write and the read that takes it cost about 6.8 µs
-together, out of the 7.5 to 9 µs a request costs either server; Redis's
-user-space time is about 2 µs of it, ours about 1. That sets a ceiling: a
-server whose own work cost nothing would use about 1.3x less CPU per request
-than Redis. PING, which looks nothing up, gets PING_RANGE. SET and GET, which also look a key up in a table much larger than the
-caches, get a little more, because a lookup costs Redis more than it costs
-us. But one run of a test still moves by 10% and more (compare Redis's two
-runs in a round), so the 1.1x target lies inside the machine's spread: over
-the six full runs made while this was written, four with the servers
-starting empty and two with the keyspace loaded first, the newest step got
-1.09x to 1.22x for SET and 1.10x to 1.17x for GET. With
-`-P 16` the kernel's share is divided by 16, and PING is again the floor:
-about 1.35x.
+runs the client's side of TCP, and wakes the client up if it sleeps) and a
+share of an `epoll_wait()` and of the sleeps in it. Redis pays the same.
+Over 1,000,000 `GET`s from 50 clients, the change in `utime` and `stime`
+gave, per request, 1.26 to 1.41 µs of user time and 3.70 to 3.80 µs of
+kernel time for Redis, and 0.74 to 0.77 and 3.76 to 3.82 µs for step 08
+(chapter 08 has the table). That sets a ceiling: with step 08's kernel time
+and no user time at all, a server would use about 1.34x less CPU per request
+than Redis. PING, which looks nothing up, gets PING_RANGE. The kernel's share
+also grows with the sleeps, and a faster server sleeps more often per
+request (chapter 08 has the counts, and what a sleep costs). And one run of
+a test still moves by several percent (compare Redis's two runs in a round),
+so step 08's 1.15x target lies inside the machine's spread. In 18
+interleaved rounds of Redis, step 08 and the fast-path build that came
+before chapter 08 (commit a06a823, built with its default `FASTPATH=1`),
+step 08's per-round ratio ran from 1.12 to 1.22 for GET (median 1.16) and
+from 1.13 to 1.20 for SET (median 1.17); that build's medians were 1.14 and
+1.15. With `-P 16` the kernel's share is divided by 16, and PING is again
+the floor: about 1.35x.
 
 **Left as it is.** Values are a second allocation next to the entry;
 glibc's malloc is slower than Redis's jemalloc for the small
