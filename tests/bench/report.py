@@ -1118,7 +1118,7 @@ request (chapter 08 has the counts, and what a sleep costs). And one run of
 a test still moves by several percent (compare Redis's two runs in a round),
 so step 08's 1.15x target lies inside the machine's spread. In 18
 interleaved rounds of Redis, step 08 and the fast-path build that came
-before chapter 08 (commit a06a823, built with its default `FASTPATH=1`),
+before chapter 08 (commit a06a823, built with its fast path on, the default),
 step 08's per-round ratio ran from 1.12 to 1.22 for GET (median 1.16) and
 from 1.13 to 1.20 for SET (median 1.17); that build's medians were 1.14 and
 1.15. With `-P 16` the kernel's share is divided by 16, and PING is again
