@@ -14,7 +14,7 @@
 #   memory      memory.sh: used_memory and RSS per key after loading
 #               1,000,000 small keys, with and without a TTL
 #   callgrind   callgrind.sh: instructions per command (PING, SET, GET) on
-#               step 07 (plain) and step 08 (the fast path), and on Redis
+#               step 07 (plain) and step 10 (the fast path), and on Redis
 #               for comparison
 #   expiry      docs/scripts/expiry-over-time.sh (when present) with steps 04,
 #               05, 06 and Redis, and burst.sh: client latency while a

@@ -4,7 +4,7 @@
 # without timing noise. One line per measurement in $RESULTS/callgrind.tsv.
 #
 # For each server (CG_SERVERS: the step before the newest, 07, plain; the
-# newest, 08, the fast path; and Redis for comparison) it starts the server
+# newest, 10, the fast path; and Redis for comparison) it starts the server
 # under valgrind --tool=callgrind, stores CG_KEYSPACE keys (key:000000000000
 # ...: the names redis-benchmark -r uses), and then, for PING, SET and GET,
 # without pipelining and with -P 16, one client:

@@ -132,7 +132,7 @@ newest_step() {
 }
 
 # step_before_newest: the label of the step before it (07), the plain step
-# the newest, chapter 08's fast path, is measured against.
+# the newest, chapter 10's fast path, is measured against.
 step_before_newest() {
   basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -2 | head -1)" | cut -c1-2
 }

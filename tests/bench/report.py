@@ -33,8 +33,8 @@ PLOTS_DIR = os.environ.get("PLOTS_DIR", "docs/plots")
 BENCH_BUILD = os.environ.get("BENCH_BUILD", "build/bench")
 
 # The targets (issue 24), Redis's CPU per request / ours, by pipeline depth:
-# step 07, plain (read, parse, execute, write), and step 08, the fast path.
-CPU_TARGETS = {"07": {1: 1.05, 16: 1.35}, "08": {1: 1.15, 16: 2.0}}
+# step 07, plain (read, parse, execute, write), and step 10, the fast path.
+CPU_TARGETS = {"07": {1: 1.05, 16: 1.35}, "10": {1: 1.15, 16: 2.0}}
 # Memory per key against Redis's: steps 02-05 at most 1.0x, 06 and later 1.25x.
 def memory_target(step):
     return 1.0 if step < "06" else 1.25
@@ -103,12 +103,12 @@ def label(server):
 
 
 def short_label(server):
-    """A server's name in the plots: Redis, 07, 08."""
+    """A server's name in the plots: Redis, 07, 10."""
     return "Redis" if server == "redis" else server
 
 
 # One colour per server, the same in every plot: Redis red, each step a
-# colour of its own (step 08, the fast path, the only orange one).
+# colour of its own (step 10, the fast path, the only orange one).
 # The palette is tests/bench/colours.tsv, which the chapters' plot
 # (docs/scripts/expiry-over-time.sh) reads too.
 def read_palette():
@@ -366,11 +366,11 @@ def throughput_section(md, summary, tp):
                       f"{cr} | {crm} | {'n/a' if spread is None else f'±{spread / 2:.0f}%'} |")
         md.append("")
 
-    # The targets: step 07, plain, and step 08, the fast path.
+    # The targets: step 07, plain, and step 10, the fast path.
     targeted = [st for st in CPU_TARGETS if any(tp.has(t, p, st) for t, p in tests)]
     md.append("### The targets\n")
     md.append("Step 07 is the plain request path the chapters teach (read, parse, execute, write); "
-              "step 08 adds chapter 08's fast path. Each ratio is written as the median of the "
+              "step 10 adds chapter 10's fast path. Each ratio is written as the median of the "
               "per-round ratios / the ratio of the medians (as above); the target is judged on the "
               "first.\n")
     md.append("| step | test | Redis ÷ step, CPU per request | target | | throughput vs Redis |")
@@ -843,16 +843,16 @@ def burst_plot(data, out):
 
 
 # ============================ The fast path ============================
-# Fixed text, what step 08 adds to step 07, then the two side by side, from
+# Fixed text, what step 10 adds to step 07, then the two side by side, from
 # this run's throughput and callgrind results.
 
-FAST_PATH_TEXT = """## The fast path: step 07 against step 08
+FAST_PATH_TEXT = """## The fast path: step 07 against step 10
 
 Steps 01 to 07 take the plain request path the chapters teach: read, parse,
 execute, write. `read_handler()` in `common/net.c` runs a client's commands
 as soon as it has read them, and `end_of_turn()` writes the turn's replies,
-one `send()` per client. Step 08 ([chapter 08](08-fast-path.md)) is step 07
-plus what only speed needs, in `steps/08-fast-path/`:
+one `send()` per client. Step 10 ([chapter 10](10-fast-path.md)) is step 07
+plus what only speed needs, in `steps/10-fast-path/`:
 
 - `fastpath.c` installs net.h's run hooks, `common/`'s one seam: it holds
   every client read in a turn of the event loop (`hold_client()`) and runs
@@ -866,7 +866,7 @@ plus what only speed needs, in `steps/08-fast-path/`:
   `argv[1]`. It asks the CPU to load their buckets, then the first entry of
   each bucket, its header and the end of its key, which after the timing
   wheel's link is often on the entry's second cache line
-  (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in step 08's
+  (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in step 10's
   `dict.c`), and runs the batch's commands without parsing them again,
   handing each key's hash to the keyspace (`dict_expect_key()`). The memory
   loads of a batch overlap instead of following one another. Redis 7.4.0 does nothing of the kind:
@@ -960,7 +960,7 @@ misses included). What they showed, and the fixes:
    and 07 sit after the 24-byte timing-wheel link, on another cache line
    (a few percent); and before a pipelined batch runs, the keys it names are hashed
    and their buckets and first entries prefetched, so the batch's memory loads
-   overlap instead of following each other (step 08's look-ahead,
+   overlap instead of following each other (step 10's look-ahead,
    `fastpath_look_ahead()` in its fastpath.c; `dict_prefetch_bucket()` and
    `dict_prefetch_entry()` in its dict.c; see "The fast path" above): about
    20% less CPU per request for SET and GET with `-P 16`. The prefetch costs
@@ -968,7 +968,7 @@ misses included). What they showed, and the fixes:
    look-ahead parsed each request a second time, on a parser of its own,
    and hashed its key a second time, 370 to 870 instructions a command more
    than step 07; parsing once, with the client's own parser, and handing the
-   hash to the keyspace, brought that down to 80 to 310 (chapter 08's
+   hash to the keyspace, brought that down to 80 to 310 (chapter 10's
    measurements). That is why callgrind's counts went up while the time
    went down.
 7. The event loop read the clock twice per turn for timers even when there
@@ -993,11 +993,11 @@ misses included). What they showed, and the fixes:
 Later, for the figures without pipelining, where SET was at 1.05x to 1.13x
 from one full run to the next against the 1.1x target:
 
-9. **Keys prefetched across clients** (step 08's fastpath.c). Without
+9. **Keys prefetched across clients** (step 10's fastpath.c). Without
    pipelining each read brings one command, so a prefetch within one
    client's batch has nothing to overlap, and each command waited for its
    bucket, entry and value in turn: perf put 40% of the server's user time
-   in `lookup()`. Now, in step 08, a turn of the event loop reads
+   in `lookup()`. Now, in step 10, a turn of the event loop reads
    every ready client first; the look-ahead then prefetches the buckets,
    then the entries, of up to 16 of their keys at once, and they run in the
    order they were read. Server user time per request, 50 clients, 1,000,000
@@ -1014,7 +1014,7 @@ from one full run to the next against the 1.1x target:
    first. Measured alone, a `recv()` that finds nothing costs about 330 ns
    here and a `read()` about 370; a request makes two such calls.
 11. **Step 07's SET looked its key up twice** (keyspace.c): once to check its
-   conditions, once to write. In step 08, `set_command()` looks first only when an
+   conditions, once to write. In step 10, `set_command()` looks first only when an
    option needs the key as it is (a condition, GET, KEEPTTL, a deadline
    already past); a plain SET looks once. With items 9 and 11 together,
    SET without pipelining went from 2,258 to 2,574 instructions, where item
@@ -1075,13 +1075,13 @@ Measured, and left out:
   ms once that memory had been used, against 0.8 ms for the same 2 MB in
   4 KB pages, which the kernel mostly takes from pages freed recently. Left
   out here; on a machine whose memory is already warm it may pay.
-- **A nap before each wait** (step 08). When a turn has run clients, sleep
+- **A nap before each wait** (step 10). When a turn has run clients, sleep
   20 µs in `nanosleep()` (with the timer slack set to 1 µs) before
   `epoll_wait()`: the requests that arrive meanwhile wake nobody, and the
   next turn finds them all at once. Three interleaved rounds of `GET`, each
   server pinned as in the throughput part. With 50 clients (300,000
   requests a run) it halved the sleeps (12,478 to 12,572 instead of 21,815
-  to 24,491), and step 08 used 4.05 to 4.16 µs of CPU per request instead
+  to 24,491), and step 10 used 4.05 to 4.16 µs of CPU per request instead
   of 4.37 to 4.41 (Redis: 4.97 to 5.11) and served 191,000 to 194,000
   requests a second instead of 154,000 to 161,000 (Redis: 167,000 to
   177,000). But the median latency rose from 0.167 to 0.191 ms, and the
@@ -1109,17 +1109,17 @@ runs the client's side of TCP, and wakes the client up if it sleeps) and a
 share of an `epoll_wait()` and of the sleeps in it. Redis pays the same.
 Over 1,000,000 `GET`s from 50 clients, the change in `utime` and `stime`
 gave, per request, 1.26 to 1.41 µs of user time and 3.70 to 3.80 µs of
-kernel time for Redis, and 0.74 to 0.77 and 3.76 to 3.82 µs for step 08
-(chapter 08 has the table). That sets a ceiling: with step 08's kernel time
+kernel time for Redis, and 0.74 to 0.77 and 3.76 to 3.82 µs for step 10
+(chapter 10 has the table). That sets a ceiling: with step 10's kernel time
 and no user time at all, a server would use about 1.34x less CPU per request
 than Redis. PING, which looks nothing up, gets PING_RANGE. The kernel's share
 also grows with the sleeps, and a faster server sleeps more often per
-request (chapter 08 has the counts, and what a sleep costs). And one run of
+request (chapter 10 has the counts, and what a sleep costs). And one run of
 a test still moves by several percent (compare Redis's two runs in a round),
-so step 08's 1.15x target lies inside the machine's spread. In 18
-interleaved rounds of Redis, step 08 and the fast-path build that came
-before chapter 08 (commit a06a823, built with its fast path on, the default),
-step 08's per-round ratio ran from 1.12 to 1.22 for GET (median 1.16) and
+so step 10's 1.15x target lies inside the machine's spread. In 18
+interleaved rounds of Redis, step 10 and the fast-path build that came
+before chapter 10 (commit a06a823, built with its fast path on, the default),
+step 10's per-round ratio ran from 1.12 to 1.22 for GET (median 1.16) and
 from 1.13 to 1.20 for SET (median 1.17); that build's medians were 1.14 and
 1.15. With `-P 16` the kernel's share is divided by 16, and PING is again
 the floor: about 1.35x.

@@ -10,7 +10,7 @@ Pages, each wrapped in one skeleton with one stylesheet (tests/book/book.css):
                              instructors.md when it exists: pandoc (GitHub's
                              markdown, so heading ids are GitHub's anchors),
                              a table of contents, previous/next links
-  diff/NN.html               step NN-1 against step NN (diff/01.html: step 01
+  diff/NN.html               the step before NN against step NN (diff/01.html: step 01
                              and common/ whole), rendered by diff2html
                              (tests/book/diffpage.mjs), files in the
                              chapter's reading order (see reading_order)
@@ -52,6 +52,14 @@ def steps():
     return sorted(p.name for p in (ROOT / "steps").iterdir() if (p / "main.c").is_file())
 
 
+def num_before(num):
+    """The number of the step before step NUM: the previous step there is,
+    whatever its number (07 before 10 while 08 and 09 are not written)."""
+    nums = [s[:2] for s in steps()]
+    i = nums.index(num)
+    return nums[i - 1] if i > 0 else None
+
+
 def tracked(d):
     """The files of directory d (repo-relative) that git knows or would add."""
     out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", d],
@@ -64,7 +72,7 @@ def md_pages():
     docs = ROOT / "docs"
     # A chapter's companion pages ("07-set-fsm-table.md") come after the
     # chapter itself, so that "next" from chapter 06 is chapter 07.
-    chapters = sorted((p.name for p in docs.glob("0*.md")),
+    chapters = sorted((p.name for p in docs.glob("[0-9][0-9]-*.md")),
                       key=lambda n: (n[:2], n.endswith("-table.md"), n))
     order = ["README.md", "docs/README.md"] + ["docs/" + c for c in chapters]
     for extra in ("benchmarks.md", "instructors.md"):
@@ -220,8 +228,8 @@ def render_md(md, page, prev_next, have_diffs):
     diff_page = None
     if num and have_diffs and any(s.startswith(num + "-") for s in steps()):
         label = ("Step %s and common/, whole, in this section's order" % num if num == "01"
-                 else "The whole diff of step %02d against step %s, file by file, in this section's order"
-                 % (int(num) - 1, num))
+                 else "The whole diff of step %s against step %s, file by file, in this section's order"
+                 % (num_before(num), num))
         diff_page = ("diff/%s.html" % num, label)
     text = prepare_chapter(md, text, diff_page)
     out = pandoc(["-f", "gfm", "-t", "html5", "-s", "--toc", "--toc-depth=2",
@@ -366,10 +374,10 @@ def render_diff(out, frm_num, to_num, have_node):
     """diff/TO.html (or diff/FROM-TO.html for any other pair)."""
     to = step_dir(to_num)
     frm = step_dir(frm_num) if frm_num else None
-    name = "diff/%s.html" % to_num if (frm_num is None or int(to_num) - int(frm_num) == 1) else "diff/%s-%s.html" % (frm_num, to_num)
+    name = "diff/%s.html" % to_num if (frm_num is None or frm_num == num_before(to_num)) else "diff/%s-%s.html" % (frm_num, to_num)
     diff, a_files, b_files = diff_of(frm, to)
     names = sorted(set(re.findall(r"^(?:---|\+\+\+) [ab]/(\S+)$", diff, re.M)))
-    order = reading_order(to_num, names) if frm_num is None or int(to_num) - int(frm_num) == 1 else names
+    order = reading_order(to_num, names) if frm_num is None or frm_num == num_before(to_num) else names
     links = {}
     for n in names:
         f = b_files.get(n) or a_files.get(n)
@@ -410,7 +418,7 @@ def render_diff(out, frm_num, to_num, have_node):
     nums = [s[:2] for s in steps()]
     i = nums.index(to_num)
     pn = []
-    if frm_num is None or int(to_num) - int(frm_num) == 1:
+    if frm_num is None or frm_num == num_before(to_num):
         pn = [("prev", "← %s", ("diff/%s.html" % nums[i - 1], "diff " + nums[i - 1]) if i > 0 else None),
               ("next", "%s →", ("diff/%s.html" % nums[i + 1], "diff " + nums[i + 1]) if i + 1 < len(nums) else None)]
     write(out / name, skeleton(name, title, body, bar=nav_links(name, pn), head=head, kind="diff"))

@@ -6,7 +6,7 @@
  * process_query_buffer): appended to the client's query buffer in reads,
  * parsed with parser_next(), executed with command_execute() against the
  * step's real command table, the parser's consumed bytes dropped; in step
- * 08, its look-ahead reads the bytes first, as before a client runs. The
+ * 10, its look-ahead reads the bytes first, as before a client runs. The
  * keyspace is kept from one input to the next, as a server's is from one
  * connection to the next, and time is the fuzzer's: the clock is frozen
  * (common/clock.h) and each input says how far it moves. Between reads, and
@@ -106,7 +106,7 @@ static void server_setup(void) {
     wheel_expirer_init(&server.expirer);
     server.loop = NULL; /* no event loop: nothing on the command path uses it */
     net_init(&server.net, NULL, command_table);
-#ifdef FAST_PATH_H /* step 08: the look-ahead reads each read's bytes first */
+#ifdef FAST_PATH_H /* step 10: the look-ahead reads each read's bytes first */
     fastpath_install(&server.fast, &server.net, server.db.keys);
 #endif
     const char *fresh = getenv("FUZZ_FRESH_KEYSPACE");
@@ -289,7 +289,7 @@ static void execute(client *c, int argc, arg *argv, const run_opts *o) {
 }
 
 #ifdef FAST_PATH_H
-/* Step 08: the look-ahead parses the client's requests first, with its own
+/* Step 10: the look-ahead parses the client's requests first, with its own
  * parser, and they run as fastpath_run() runs them, each with its key's hash
  * handed to the keyspace; the loop below then parses the rest. A command
  * that closes the client (QUIT) ends it, as there. Returns the replies. */
@@ -315,7 +315,7 @@ static long long run_looked_ahead(client *c, const run_opts *o) {
 static int process_read(client *c, const uint8_t *bytes, size_t n, const run_opts *o) {
     buf_append(&c->query, bytes, n);
     long long replies = 0;
-#ifdef FAST_PATH_H /* step 08 parses a client's requests ahead, and runs them first */
+#ifdef FAST_PATH_H /* step 10 parses a client's requests ahead, and runs them first */
     replies += run_looked_ahead(c, o);
 #endif
     request_parser *p = &c->parser;

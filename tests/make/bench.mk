@@ -2,7 +2,7 @@
 #
 # make bench: this project's servers next to a real Redis (throughput and CPU
 # time per request, memory per key, instructions per command, the expiry
-# strategies side by side), step 07 (plain) beside step 08 (the fast path);
+# strategies side by side), step 07 (plain) beside step 10 (the fast path);
 # writes docs/benchmarks.md and docs/img/bench-*.png.
 # ROUNDS=N (default 5), QUICK=1 for a smoke run (report in build/bench/).
 # make bench-timewheel [ARGS=...]: the timing wheel against a binary heap,

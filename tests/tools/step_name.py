@@ -4,14 +4,20 @@ step's name: "4", "04" and "04-expiry-lazy" all name 04-expiry-lazy.
 
     step_name.py [--steps-only] WANT   print the step's name; exit 2, with
                                        the list of steps, if there is none
+    step_name.py --before WANT         print the name of the step before it
+                                       (nothing for the first step)
 
 The steps are the directories steps/NN-name/ that hold a main.c. A chapter
 that exists only as a learner's workspace (workspace/NN-name/ with a main.c,
 and tests/NN-name/, as in a starter repository) counts too, unless
 --steps-only is given, for a tool that needs the step's own files (make diff,
 make workspace, make exercise). Python tools import steps(),
-workspace_steps() and step_name(); shell tools run this file. The Makefile
-resolves STEP the same way, in make itself (STEP_DIR).
+workspace_steps(), step_name() and step_before(); shell tools run this file.
+The Makefile resolves STEP the same way, in make itself (STEP_DIR).
+
+Numbers may be missing from the sequence (a chapter still to be written):
+the step before 10 is whichever step precedes it in steps/, 07 when 08 and
+09 are not there, never the number minus one.
 """
 import pathlib
 import re
@@ -51,13 +57,27 @@ def step_name(want, steps_only=False):
     return found
 
 
+def step_before(step):
+    """The step of steps/ before STEP (a name of steps()), or None for the
+    first: the previous one there is, whatever its number."""
+    earlier = [s for s in steps() if s < step]
+    return earlier[-1] if earlier else None
+
+
 def main(argv):
-    steps_only = "--steps-only" in argv
-    args = [a for a in argv if a != "--steps-only"]
+    steps_only = "--steps-only" in argv or "--before" in argv
+    before = "--before" in argv
+    args = [a for a in argv if a not in ("--steps-only", "--before")]
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    print(step_name(args[0], steps_only))
+    name = step_name(args[0], steps_only)
+    if before:
+        name = step_before(name)
+        if name is not None:
+            print(name)
+        return 0
+    print(name)
     return 0
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # stepdiff.sh -- what a chapter added: the diff between two steps' tracked files.
-#   stepdiff.sh NN            step NN-1 against step NN
+#   stepdiff.sh NN            the step before NN against step NN (the
+#                             previous one in steps/, whatever its number)
 #   stepdiff.sh "" AA BB      step AA against step BB
 # A stat header first, then the unified diff. Build output is never in
 # steps/, and untracked files are left out, so the diff is the chapter.
@@ -19,9 +20,9 @@ resolve() { # "4", "04" or "04-expiry-lazy" -> steps/04-expiry-lazy
 
 if [ -n "${1:-}" ]; then
   to=$(resolve "$1")
-  n=$((10#$(basename "$to" | cut -d- -f1)))
-  [ "$n" -gt 1 ] || { echo "step 01 is the first step: nothing to diff against" >&2; exit 2; }
-  from=$(resolve "$((n - 1))")
+  prev=$(python3 tests/tools/step_name.py --before "$1") || exit 2
+  [ -n "$prev" ] || { echo "step $(basename "$to") is the first step: nothing to diff against" >&2; exit 2; }
+  from="steps/$prev"
 elif [ -n "${2:-}" ] && [ -n "${3:-}" ]; then
   from=$(resolve "$2"); to=$(resolve "$3")
 else

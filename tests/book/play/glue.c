@@ -218,7 +218,7 @@ static void server_setup(void) {
     play.table = observed_table();
     net_init(&server.net, server.loop, play.table);
 #if defined(FAST_PATH_H)
-    fastpath_install(&server.fast, &server.net, server.db.keys); /* chapter 08 */
+    fastpath_install(&server.fast, &server.net, server.db.keys); /* chapter 10 */
 #endif
 #if defined(ACTIVE_EXPIRE_H)
     active_expire_start(&server.expirer, &server.db, server.loop, hz);
@@ -251,7 +251,7 @@ EMSCRIPTEN_KEEPALIVE size_t play_send(const char *bytes, size_t len) {
     buf_append(&c->query, bytes, len);
     net_server *s = &server.net;
     if (s->run_hooks) {
-        /* Chapter 08: held when read, run at the end of the turn, as the
+        /* Chapter 10: held when read, run at the end of the turn, as the
          * server's read handler and end of turn do. */
         s->run_hooks->read(c, s->run_hooks_ctx);
         s->run_hooks->end_of_turn(s, s->run_hooks_ctx);
