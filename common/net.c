@@ -477,6 +477,8 @@ static int close_if_over_query_limit(client *c) {
     char addr[INET6_ADDRSTRLEN + 12], bytes[4 * 64 + 3];
     peer_address(c->fd, addr, sizeof(addr));
     quote_bytes(bytes, c->query.data, c->query.len);
+    /* Redis's wording and field names; argv-mem is here the parser's index,
+     * since the arguments' own bytes are in qbuf. */
     printf("Closing client that reached max query buffer length: id=%llu addr=%s qbuf=%zu "
            "argv-mem=%zu (qbuf initial bytes: %s)\n",
            (unsigned long long)c->id, addr, c->query.len, held - c->query.len, bytes);
