@@ -42,6 +42,7 @@
 #include "alloc.h"
 #include "command.h"
 #include "reply.h"
+#include "strnum.h"
 
 /* A read makes room for READ_CHUNK bytes and asks for all the free room, and
  * a buffer left empty after a batch is kept unless it has grown beyond
@@ -67,6 +68,22 @@ void net_init(net_server *s, event_loop *loop, const struct command *commands) {
     s->listen_fd = -1;
     s->next_client_id = 1;
     s->commands = commands;
+    s->query_buffer_limit = CLIENT_QUERY_BUFFER_LIMIT_DEFAULT;
+}
+
+int net_parse_query_buffer_limit(const char *value, size_t *out, const char **why) {
+    unsigned long long bytes;
+    if (!string_to_memory(value, strlen(value), &bytes)) {
+        *why = "argument must be a memory value";
+        return 0;
+    }
+    if (bytes < CLIENT_QUERY_BUFFER_LIMIT_MIN || bytes > CLIENT_QUERY_BUFFER_LIMIT_MAX ||
+        bytes > SIZE_MAX) {
+        *why = "argument must be between 1048576 and 9223372036854775807 inclusive";
+        return 0;
+    }
+    *out = (size_t)bytes;
+    return 1;
 }
 
 static int set_nonblocking(int fd) {
@@ -381,6 +398,95 @@ void net_set_run_hooks(net_server *s, const net_run_hooks *hooks, void *ctx) {
     s->run_hooks_ctx = ctx;
 }
 
+/* ==== The query buffer limit ====
+ *
+ * A command runs only once all of it has arrived, so until then its bytes
+ * wait in the query buffer: a client that sends most of a 512 MB argument,
+ * or a thousand 1 MB arguments of a command it never finishes, makes the
+ * server hold all of it, and a few such clients exhaust its memory. So a
+ * client that holds more than query_buffer_limit bytes of input not yet
+ * executed is closed, without a reply, and one line in the log says which
+ * client and how many bytes, as Redis does (readQueryFromClient() in
+ * networking.c, 7.0.15). Everyone else is served on.
+ *
+ * What counts is what the server holds for that input: the query buffer,
+ * which keeps every argument of an unfinished command until it is complete
+ * (the parser only notes where each one is), and the parser's index of those
+ * arguments, which for a million empty arguments is larger than their bytes.
+ * Redis counts its query buffer alone, and moves each argument out of it as
+ * soon as that argument is complete (processMultibulkBuffer()), so there the
+ * finished arguments of an unfinished command do not count (chapter 01). */
+
+static size_t input_held(const client *c) {
+    return c->query.len + parser_pending_bytes(&c->parser);
+}
+
+/* Redis's peer address format: ip:port, or [ip]:port for IPv6. */
+static void peer_address(int fd, char *out, size_t outlen) {
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    char host[INET6_ADDRSTRLEN], port[8];
+    if (getpeername(fd, (struct sockaddr *)&sa, &salen) == -1 ||
+        getnameinfo((struct sockaddr *)&sa, salen, host, sizeof(host), port, sizeof(port),
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+        snprintf(out, outlen, "?:0");
+        return;
+    }
+    snprintf(out, outlen, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+}
+
+/* The escape Redis's sdscatrepr() writes for byte b, or NULL if it has none. */
+static const char *repr_escape(unsigned char b) {
+    switch (b) {
+    case '\\': return "\\\\";
+    case '"': return "\\\"";
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    case '\a': return "\\a";
+    case '\b': return "\\b";
+    default: return NULL;
+    }
+}
+
+/* Up to 64 bytes of buf, quoted and escaped as sdscatrepr() does it, so
+ * "*2\r\n$4\r\nECHO..." in the log shows its CR and LF; out needs room for
+ * 4 * 64 + 3 bytes. */
+static void quote_bytes(char *out, const char *buf, size_t len) {
+    size_t n = 0;
+    out[n++] = '"';
+    for (size_t i = 0; i < len && i < 64; i++) {
+        unsigned char b = (unsigned char)buf[i];
+        const char *esc = repr_escape(b);
+        if (esc)
+            n += (size_t)sprintf(out + n, "%s", esc);
+        else if (b >= 32 && b < 127)
+            out[n++] = (char)b;
+        else
+            n += (size_t)sprintf(out + n, "\\x%02x", b);
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
+/* Close the client if it holds more input than the limit allows; returns 1
+ * if it did. */
+static int close_if_over_query_limit(client *c) {
+    size_t held = input_held(c);
+    if (held <= c->server->query_buffer_limit) return 0;
+    char addr[INET6_ADDRSTRLEN + 12], bytes[4 * 64 + 3];
+    peer_address(c->fd, addr, sizeof(addr));
+    quote_bytes(bytes, c->query.data, c->query.len);
+    /* Redis's wording and field names; argv-mem is here the parser's index,
+     * since the arguments' own bytes are in qbuf. */
+    printf("Closing client that reached max query buffer length: id=%llu addr=%s qbuf=%zu "
+           "argv-mem=%zu (qbuf initial bytes: %s)\n",
+           (unsigned long long)c->id, addr, c->query.len, held - c->query.len, bytes);
+    fflush(stdout);
+    client_close(c);
+    return 1;
+}
+
 static void read_handler(event_loop *el, int fd, void *data, int mask) {
     (void)el;
     (void)mask;
@@ -393,6 +499,7 @@ static void read_handler(event_loop *el, int fd, void *data, int mask) {
     }
     if (n < 0) return;
     c->query.len += (size_t)n;
+    if (close_if_over_query_limit(c)) return;
     net_server *s = c->server;
     if (s->run_hooks)
         s->run_hooks->read(c, s->run_hooks_ctx); /* run now or held (net.h) */

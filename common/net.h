@@ -56,6 +56,7 @@ typedef struct net_server {
     uint64_t total_commands;               /* executed since start (INFO) */
     const struct net_run_hooks *run_hooks; /* when a read client runs; NULL: at once */
     void *run_hooks_ctx;                   /* handed to the hooks */
+    size_t query_buffer_limit;             /* a client's input not yet run, at most (bytes) */
 } net_server;
 
 /* Bytes a client may have waiting in its output buffer before we stop
@@ -65,7 +66,21 @@ typedef struct net_server {
  * clients by default, so it buffers without bound.) */
 #define CLIENT_OUTPUT_PAUSE_BYTES (64 * 1024 * 1024)
 
+/* A client whose input not yet executed passes query_buffer_limit bytes is
+ * closed (read_handler() in net.c says what counts). Redis's
+ * client-query-buffer-limit: 1 GB by default, at least 1 MB (config.c,
+ * 7.0.15), set with --client-query-buffer-limit. */
+#define CLIENT_QUERY_BUFFER_LIMIT_DEFAULT (1024ULL * 1024 * 1024)
+#define CLIENT_QUERY_BUFFER_LIMIT_MIN     (1024ULL * 1024)
+#define CLIENT_QUERY_BUFFER_LIMIT_MAX     9223372036854775807ULL /* LONG_MAX, as Redis */
+
+/* Sets query_buffer_limit to CLIENT_QUERY_BUFFER_LIMIT_DEFAULT. */
 void net_init(net_server *s, event_loop *loop, const struct command *commands);
+
+/* Parse a --client-query-buffer-limit value: bytes, or a number with one of
+ * Redis's units ("4mb", "1gb": string_to_memory() in strnum.h). Returns 1 and
+ * stores it in *out; or 0, and *why is Redis's reason (config.c, 7.0.15). */
+int net_parse_query_buffer_limit(const char *value, size_t *out, const char **why);
 
 /* Bind and listen on addr:port. On failure returns -1 and writes a
  * human-readable reason into err. */

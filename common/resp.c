@@ -267,3 +267,8 @@ void parser_shift(request_parser *p, size_t n) {
     for (int i = 0; i < p->argc; i++)
         p->span_off[i] -= n;
 }
+
+size_t parser_pending_bytes(const request_parser *p) {
+    if (!p->in_multibulk) return 0;
+    return (size_t)p->argc * (sizeof(*p->span_off) + sizeof(*p->span_len) + sizeof(*p->argv));
+}

@@ -76,4 +76,9 @@ parse_status parser_next(request_parser *p, char *buf, size_t len);
 size_t parser_consumed(const request_parser *p);
 void parser_shift(request_parser *p, size_t n);
 
+/* Bytes the parser holds for the arguments so far of a request not yet
+ * complete: its index of their offsets and lengths (the arguments' bytes are
+ * in the caller's buffer). 0 between requests. */
+size_t parser_pending_bytes(const request_parser *p);
+
 #endif

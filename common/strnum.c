@@ -39,6 +39,49 @@ int string_to_ll(const char *s, size_t len, long long *out) {
     return 1;
 }
 
+/* Bytes per unit for string_to_memory(): its suffix in lower case. */
+static const struct {
+    const char *suffix;
+    unsigned long long bytes;
+} memory_units[] = {
+    {"", 1},
+    {"b", 1},
+    {"k", 1000},
+    {"kb", 1024},
+    {"m", 1000 * 1000},
+    {"mb", 1024 * 1024},
+    {"g", 1000ULL * 1000 * 1000},
+    {"gb", 1024ULL * 1024 * 1024},
+};
+
+/* Are the len bytes at s the lower-case suffix, in any case? */
+static int unit_is(const char *s, size_t len, const char *suffix) {
+    size_t i = 0;
+    for (; i < len && suffix[i]; i++) {
+        char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+        if (c != suffix[i]) return 0;
+    }
+    return i == len && suffix[i] == '\0';
+}
+
+int string_to_memory(const char *s, size_t len, unsigned long long *out) {
+    size_t digits = 0;
+    unsigned long long v = 0;
+    for (; digits < len && s[digits] >= '0' && s[digits] <= '9'; digits++) {
+        unsigned digit = (unsigned)(s[digits] - '0');
+        if (v > (ULLONG_MAX - digit) / 10) return 0;
+        v = v * 10 + digit;
+    }
+    if (digits == 0) return 0;
+    for (size_t i = 0; i < sizeof(memory_units) / sizeof(memory_units[0]); i++) {
+        if (!unit_is(s + digits, len - digits, memory_units[i].suffix)) continue;
+        if (v > ULLONG_MAX / memory_units[i].bytes) return 0;
+        *out = v * memory_units[i].bytes;
+        return 1;
+    }
+    return 0;
+}
+
 size_t ll_to_string(char *buf, long long value) {
     /* Work on the magnitude as unsigned so LLONG_MIN does not overflow. */
     unsigned long long v =

@@ -16,6 +16,16 @@
  * (empty input, stray bytes, overflow); *out is untouched on failure. */
 int string_to_ll(const char *s, size_t len, long long *out);
 
+/* Parse exactly len bytes at s as a size in bytes, the way Redis reads a
+ * memory setting (memtoull() in util.c, 7.0.15): digits, then at most one
+ * unit, in any case: b (1), k (1000), kb (1024), m (1000^2), mb (1024^2),
+ * g (1000^3) or gb (1024^3). So "1gb" is 1073741824 and "1g" 1000000000.
+ * Nothing else: no sign, no space, no fraction. Unlike memtoull(), a size
+ * with no digits or one that overflows 64 bits is refused (memtoull() reads
+ * "mb" as 0 and wraps "17179869185gb" round to 1 GB).
+ * Returns 1 and stores the value in *out, or 0 with *out untouched. */
+int string_to_memory(const char *s, size_t len, unsigned long long *out);
+
 /* Write value as decimal into buf (at least 21 bytes); returns the length.
  * Used by the reply writers, where snprintf() would be needlessly slow. */
 size_t ll_to_string(char *buf, long long value);

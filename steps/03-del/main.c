@@ -96,9 +96,12 @@ static const command command_table[] = {
 /* ==== Start-up and shutdown ==== */
 
 static void usage(FILE *out) {
-    fprintf(out, "Usage: server [--port N] [--bind ADDR]\n"
+    fprintf(out, "Usage: server [--port N] [--bind ADDR] [--client-query-buffer-limit SIZE]\n"
                  "  --port N     TCP port to listen on (default 6379)\n"
                  "  --bind ADDR  address to listen on (default 127.0.0.1)\n"
+                 "  --client-query-buffer-limit SIZE\n"
+                 "               close a client holding more input not yet executed: bytes,\n"
+                 "               or with k kb m mb g gb (default 1gb, at least 1mb)\n"
                  "  --help       this text\n");
 }
 
@@ -106,6 +109,7 @@ static void usage(FILE *out) {
 static void parse_flags(int argc, char **argv) {
     server.bind = "127.0.0.1";
     server.port = 6379;
+    server.qbuf_max = CLIENT_QUERY_BUFFER_LIMIT_DEFAULT;
     for (int i = 1; i < argc; i++) {
         long long port;
         if (strcmp(argv[i], "--help") == 0) {
@@ -118,6 +122,12 @@ static void parse_flags(int argc, char **argv) {
             i++;
         } else if (strcmp(argv[i], "--bind") == 0 && i + 1 < argc) {
             server.bind = argv[++i];
+        } else if (strcmp(argv[i], "--client-query-buffer-limit") == 0 && i + 1 < argc) {
+            const char *why;
+            if (!net_parse_query_buffer_limit(argv[++i], &server.qbuf_max, &why)) {
+                fprintf(stderr, "server: --client-query-buffer-limit '%s': %s\n", argv[i], why);
+                exit(1);
+            }
         } else {
             fprintf(stderr, "server: bad argument '%s'\n", argv[i]);
             usage(stderr);
@@ -177,6 +187,7 @@ int main(int argc, char **argv) {
     }
     el_set_max_sleep(server.loop, 100); /* notice a stop request promptly */
     net_init(&server.net, server.loop, command_table);
+    server.net.query_buffer_limit = server.qbuf_max;
     char err[256];
     if (net_listen(&server.net, server.bind, server.port, err, sizeof(err)) == -1) {
         fprintf(stderr, "server: %s\n", err);

@@ -126,9 +126,13 @@ static const command command_table[] = {
 /* ==== Start-up and shutdown ==== */
 
 static void usage(FILE *out) {
-    fprintf(out, "Usage: server [--port N] [--bind ADDR] [--hz N] [--active-expire-effort N]\n"
+    fprintf(out, "Usage: server [--port N] [--bind ADDR] [--client-query-buffer-limit SIZE]\n"
+                 "              [--hz N] [--active-expire-effort N]\n"
                  "  --port N     TCP port to listen on (default 6379)\n"
                  "  --bind ADDR  address to listen on (default 127.0.0.1)\n"
+                 "  --client-query-buffer-limit SIZE\n"
+                 "               close a client holding more input not yet executed: bytes,\n"
+                 "               or with k kb m mb g gb (default 1gb, at least 1mb)\n"
                  "  --hz N       server cron runs per second, 1..500 (default 10)\n"
                  "  --active-expire-effort N\n"
                  "               1..10: more sampling for more CPU (default 1)\n"
@@ -149,6 +153,7 @@ static int number_flag(int argc, char **argv, int i, long long min, long long ma
 static void parse_flags(int argc, char **argv, int *hz, int *effort) {
     server.bind = "127.0.0.1";
     server.port = 6379;
+    server.qbuf_max = CLIENT_QUERY_BUFFER_LIMIT_DEFAULT;
     *hz = 10;
     *effort = 1;
     for (int i = 1; i < argc; i++) {
@@ -163,6 +168,12 @@ static void parse_flags(int argc, char **argv, int *hz, int *effort) {
             i++;
         } else if (strcmp(argv[i], "--bind") == 0 && i + 1 < argc) {
             server.bind = argv[++i];
+        } else if (strcmp(argv[i], "--client-query-buffer-limit") == 0 && i + 1 < argc) {
+            const char *why;
+            if (!net_parse_query_buffer_limit(argv[++i], &server.qbuf_max, &why)) {
+                fprintf(stderr, "server: --client-query-buffer-limit '%s': %s\n", argv[i], why);
+                exit(1);
+            }
         } else if (strcmp(argv[i], "--hz") == 0 && number_flag(argc, argv, i, 1, 500, hz)) {
             i++;
         } else if (strcmp(argv[i], "--active-expire-effort") == 0 &&
@@ -245,6 +256,7 @@ int main(int argc, char **argv) {
     }
     el_set_max_sleep(server.loop, 100); /* notice a stop request promptly */
     net_init(&server.net, server.loop, command_table);
+    server.net.query_buffer_limit = server.qbuf_max;
     char err[256];
     if (net_listen(&server.net, server.bind, server.port, err, sizeof(err)) == -1) {
         fprintf(stderr, "server: %s\n", err);

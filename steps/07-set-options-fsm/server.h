@@ -17,6 +17,7 @@ struct server {
     net_server net;        /* listening socket and clients */
     const char *bind;      /* address to listen on */
     int port;              /* TCP port */
+    size_t qbuf_max;       /* --client-query-buffer-limit, bytes */
     int64_t start_ms;      /* Unix ms at start, for INFO's uptime */
     keyspace db;           /* every key and its value (keyspace.h) */
     wheel_expirer expirer; /* active expiry's switch and figures (expire.h) */

@@ -47,9 +47,10 @@ hostile() { # hostile SCENARIO [N]: run it against the suite's server
 
 slow_build() { [ -n "${VALGRIND:-}" ]; }
 
-# own_server FD_LIMIT: a server of the test's own, started with that
-# descriptor limit (so a crash takes down only its test); sets OWN_PORT,
-# OWN_PID, OWN_LOG. own_server_stop: SIGTERM; fails unless it exits 0.
+# own_server FD_LIMIT [FLAGS...]: a server of the test's own, started with
+# that descriptor limit and those flags (so a crash takes down only its test);
+# sets OWN_PORT, OWN_PID, OWN_LOG. own_server_stop: SIGTERM; fails unless it
+# exits 0.
 own_server() {
   OWN_LOG="$BATS_TEST_TMPDIR/own-server.log"
   OWN_PID=""
@@ -57,12 +58,12 @@ own_server() {
     OWN_PORT=$(pick_port)
     if is_reference; then
       (ulimit -n "$1" && exec "$SERVER" --port "$OWN_PORT" --bind 127.0.0.1 --save '' \
-        --appendonly no --maxclients $(($1 - 40))) >"$OWN_LOG" 2>&1 &
+        --appendonly no --maxclients $(($1 - 40)) "${@:2}") >"$OWN_LOG" 2>&1 &
     elif [ -n "${VALGRIND:-}" ]; then
       (ulimit -n "$1" && exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
-        --error-exitcode=99 "$SERVER" --port "$OWN_PORT") >"$OWN_LOG" 2>&1 &
+        --error-exitcode=99 "$SERVER" --port "$OWN_PORT" "${@:2}") >"$OWN_LOG" 2>&1 &
     else
-      (ulimit -n "$1" && exec "$SERVER" --port "$OWN_PORT") >"$OWN_LOG" 2>&1 &
+      (ulimit -n "$1" && exec "$SERVER" --port "$OWN_PORT" "${@:2}") >"$OWN_LOG" 2>&1 &
     fi
     OWN_PID=$!
     for _ in $(seq 1 400); do
@@ -148,6 +149,36 @@ own_hostile() { # own_hostile SCENARIO [N]: run it against own_server's server
 
 @test "a 4 MB inline line is a protocol error; others are served" {
   hostile inline 4
+}
+
+# The query buffer limit, set low (Redis's minimum is 1 MB): a client that
+# sends twice the limit of a command it never finishes is closed without a
+# reply, the log says so in one line, another client is served between every
+# 256 KB, and used_memory comes back.
+QBUF_LIMIT_MB=4
+# expect_logged_close: the own server's log has Redis's line for the closed
+# client, with its byte count.
+expect_logged_close() {
+  SENT="grep 'Closing client that reached max query buffer length' $OWN_LOG"
+  local line
+  line=$(grep "Closing client that reached max query buffer length" "$OWN_LOG" || true)
+  [[ "$line" == *"qbuf="* ]] || fail_exchange "one line naming the client and qbuf=BYTES" \
+    "${line:-nothing; the log says: $(tail -5 "$OWN_LOG")}"
+}
+
+@test "one unfinished argument past --client-query-buffer-limit: closed, logged, others served, memory back" {
+  own_server 1024 --client-query-buffer-limit "${QBUF_LIMIT_MB}mb"
+  own_hostile qbufone "$QBUF_LIMIT_MB"
+  expect_logged_close
+}
+
+@test "many arguments of an unfinished command past --client-query-buffer-limit: closed (Redis keeps it), others served, memory back" {
+  # Redis 7.0.15 counts only its query buffer, out of which each finished
+  # argument has moved (processMultibulkBuffer()): it keeps this client, so
+  # against Redis only the other client's service and the memory are checked.
+  own_server 1024 --client-query-buffer-limit "${QBUF_LIMIT_MB}mb"
+  own_hostile qbufargs "$QBUF_LIMIT_MB"
+  is_reference || expect_logged_close
 }
 
 @test "after all of it, the server still answers and holds only the suite's client" {

@@ -9,6 +9,9 @@
     hostile.py flood PORT PID COUNT        COUNT pipelined PINGs, replies never read
     hostile.py echoflood PORT PID MB       ECHO replies piling up to MB megabytes, unread
     hostile.py inline PORT PID MB          an MB-megabyte inline line
+    hostile.py qbufone PORT PID MB         one unfinished argument of 2*MB megabytes
+    hostile.py qbufargs PORT PID MB        2*MB one-megabyte arguments, command unfinished
+                                           (MB: the server's --client-query-buffer-limit)
 
 Each prints "key=value ..." lines the bats file checks, and exits 0 if the
 server did what it must: serve another client throughout, and give back what
@@ -420,6 +423,89 @@ def inline(port, pid, mb):
     memory_back(port, mem0)
 
 
+def _over_query_limit(port, pid, limit_mb, head, body, close_is_own_promise):
+    """Send head and then body, twice the server's query buffer limit in
+    all, as one command that never finishes. The server must close the
+    connection without a reply, serve another client between every 256 KB
+    sent, and give the memory back. close_is_own_promise: only this project
+    promises to close (HOSTILE_OWN_PROMISES=1), Redis serves on."""
+    own = os.environ.get("HOSTILE_OWN_PROMISES") == "1"
+    limit = limit_mb << 20
+    mem0 = used_memory(port)
+    clients0 = wait_clients(port, 1)
+    rss0 = rss_kb(pid)
+    other = Conn(port)
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(10)
+    data = head + body
+    sent, pongs, peak, reset = 0, 0, mem0, None
+    step = 256 * 1024
+    while sent < len(data):
+        try:
+            s.sendall(data[sent:sent + step])
+        except OSError as e:  # closed by the server while we were sending
+            reset = e
+            break
+        sent = min(len(data), sent + step)
+        ping_ms(other)  # raises unless PONG
+        pongs += 1
+        if mem0 is not None:
+            peak = max(peak, used_memory(port))
+    # Closed means EOF or a reset, and no byte of reply.
+    got, closed = b"", reset is not None
+    s.settimeout(0.2)
+    deadline = time.time() + 5
+    while not closed and time.time() < deadline:
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            if close_is_own_promise and not own:
+                break  # Redis keeps such a client: see the bats file
+            continue
+        except OSError:
+            closed = True
+            break
+        if not chunk:
+            closed = True
+        got += chunk
+    s.close()
+    ping_ms(other)
+    pongs += 1
+    other.close()
+    left = wait_clients(port, clients0)
+    rss1 = rss_kb(pid)
+    print("limit_mb=%d sent_bytes=%d closed=%d other_pongs=%d used_memory_peak_growth=%s "
+          "rss_before_kb=%d rss_after_kb=%d connected_clients_after=%s"
+          % (limit_mb, sent, closed, pongs, None if mem0 is None else peak - mem0, rss0, rss1, left))
+    if got:
+        fail("the server replied %r; it must close without a reply" % got[:80])
+    if not closed and (own or not close_is_own_promise):
+        fail("the connection is still open after %d bytes, limit %d" % (sent, limit))
+    # Ours holds at most the limit, its buffer's spare room (it doubles) and
+    # the parser's index of the arguments; Redis also reserves room for a
+    # declared argument (see bigbulk).
+    if own and mem0 is not None and peak - mem0 > 3 * limit:
+        fail("used_memory grew by %d bytes with a limit of %d" % (peak - mem0, limit))
+    if left != clients0:
+        fail("connected_clients %s, was %s" % (left, clients0))
+    memory_back(port, mem0)
+
+
+def qbufone(port, pid, limit_mb):
+    """One argument declared bigger than the limit, sent to twice the limit."""
+    body = b"a" * (2 * limit_mb << 20)
+    head = b"*2\r\n$4\r\nECHO\r\n$%d\r\n" % (len(body) + (1 << 20))
+    _over_query_limit(port, pid, limit_mb, head, body, close_is_own_promise=False)
+
+
+def qbufargs(port, pid, limit_mb):
+    """A command declared with 1000 arguments; 2 * limit_mb of them, of 1 MB
+    each, are sent, and the command never completes."""
+    arg = b"b" * (1 << 20)
+    body = (b"$%d\r\n%s\r\n" % (len(arg), arg)) * (2 * limit_mb)
+    _over_query_limit(port, pid, limit_mb, b"*1000\r\n$4\r\nECHO\r\n", body, close_is_own_promise=True)
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
@@ -434,6 +520,8 @@ def main():
         "flood": lambda: flood(port, pid, n),
         "echoflood": lambda: echoflood(port, pid, n),
         "inline": lambda: inline(port, pid, n),
+        "qbufone": lambda: qbufone(port, pid, n),
+        "qbufargs": lambda: qbufargs(port, pid, n),
     }[what]()
     print("ok")
 
