@@ -9,7 +9,7 @@ load ../helpers/server
 setup_file() { start_server; }
 teardown_file() { stop_server; }
 
-MAX_LATENESS_MS=250 # what 06-5 allows the wheel: see there
+MEDIAN_LATENESS_MS=20 # what 06-5 allows the wheel: see there
 
 # send_info SECTION: INFO SECTION with the CRs taken out.
 send_info() {
@@ -24,20 +24,33 @@ send_info_field() {
 
 @test "06-4 overwritten, persisted, extended and re-created keys survive their old deadline" {
   rcli flushall >/dev/null
-  # The keys must still be there when the commands below change them: the
-  # TTL leaves a busy machine a second for those seven commands, and the
-  # wait runs from the first SET to a margin past the old deadline.
+  # The keys must still be there when the commands below change them: all
+  # thirteen go through one pipe, and if that took more than half the TTL (a
+  # busy machine), the keys are made again with a TTL four times as long.
+  # The wait runs from before the first SET to a margin past the old deadline.
   ttl=1000 margin=400
   [ -n "${VALGRIND:-}" ] && ttl=5000 margin=2000 # memcheck makes every command slow
-  start=$(now_ms)
-  for n in overwritten persisted extended recreated rescheduled shortened; do rcli set "$(key $n)" v px "$ttl" >/dev/null; done
-  rcli set "$(key overwritten)" new >/dev/null
-  rcli persist "$(key persisted)" >/dev/null
-  rcli pexpire "$(key extended)" 100000 >/dev/null
-  rcli del "$(key recreated)" >/dev/null
-  rcli set "$(key recreated)" again >/dev/null
-  rcli set "$(key rescheduled)" v px 100000 >/dev/null
-  rcli pexpire "$(key shortened)" 50 >/dev/null
+  for _ in 1 2 3; do
+    rcli del "$(key overwritten)" "$(key persisted)" "$(key extended)" "$(key recreated)" \
+      "$(key rescheduled)" "$(key shortened)" >/dev/null
+    start=$(now_ms)
+    {
+      for n in overwritten persisted extended recreated rescheduled shortened; do
+        printf 'SET %s v PX %d\r\n' "$(key $n)" "$ttl"
+      done
+      printf 'SET %s new\r\n' "$(key overwritten)"
+      printf 'PERSIST %s\r\n' "$(key persisted)"
+      printf 'PEXPIRE %s 100000\r\n' "$(key extended)"
+      printf 'DEL %s\r\n' "$(key recreated)"
+      printf 'SET %s again\r\n' "$(key recreated)"
+      printf 'SET %s v PX 100000\r\n' "$(key rescheduled)"
+      printf 'PEXPIRE %s 50\r\n' "$(key shortened)"
+    } | pipe_commands 13 "six SETs with PX $ttl, then SET, PERSIST, PEXPIRE, DEL, SET, SET PX, PEXPIRE"
+    took=$(($(now_ms) - start))
+    [ "$took" -lt $((ttl / 2)) ] && break
+    echo "the commands took $took ms of a $ttl ms TTL: again, with a longer one" >&3
+    ttl=$((ttl * 4)) margin=$((margin * 4))
+  done
   wait_ms=$((start + ttl + margin - $(now_ms)))
   [ "$wait_ms" -gt 0 ] && sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
   send exists "$(key overwritten)" "$(key persisted)" "$(key extended)" "$(key recreated)" "$(key rescheduled)"
@@ -63,20 +76,39 @@ send_info_field() {
   expect_match "*db0:keys=4,expires=4,*"
 }
 
-@test "06-5 20,000 keys with PX 300 are all gone within half a second of their deadline, unread" {
+@test "06-5 unread keys go within 20 ms of their deadline, as the median of 31 keys each probed once" {
+  own_promise "deletion within a tick of the deadline"
+  [ -n "${VALGRIND:-}${SANITIZED:-}" ] && skip "a timing promise: checked on a native build"
+  rcli flushall >/dev/null
+  rcli set "$(key live)" v >/dev/null
+  # The median of many keys, not one key's worst: a busy machine may keep the
+  # server off the CPU past one deadline, but not past most of them. A tick
+  # is 1 ms, and an idle machine finds every key gone; a loop that sleeps
+  # 100 ms between turns, as a cron does, finds about a fifth of them gone.
+  send_as "31 keys with PEXPIREAT 40 to 130 ms apart, one DBSIZE $MEDIAN_LATENESS_MS ms after each deadline (tests/06-timewheel/lateness.py)" \
+    "$PYTHON" "$BATS_TEST_DIRNAME/lateness.py" "$PORT" 31 "$MEDIAN_LATENESS_MS" "$(key)"
+  expect_status 0
+  on_time=$(sed -n 's/^on time: \([0-9]*\) of .*/\1/p' <<<"$output")
+  [ "${on_time:-0}" -ge 16 ] || echo "$output" >&2 # each key's probe, to show what was measured
+  expect_num "keys gone $MEDIAN_LATENESS_MS ms after their deadline, of 31" "$on_time" -ge 16
+  send get "$(key live)"
+  expect_reply "v"
+}
+
+@test "06-5 20,000 keys with PX 300 are all gone within 5 s of their deadline, unread, a budget at a time" {
   own_promise "deletion within a tick of the deadline"
   [ -n "${VALGRIND:-}${SANITIZED:-}" ] && skip "a timing promise: checked on a native build"
   rcli flushall >/dev/null
   rcli set "$(key live)" v >/dev/null
   load_keys "$(key)" 20000 PX 300
   loaded=$(now_ms) # every deadline is at most loaded + 300
-  wait_dbsize 1 800
+  # A bound on wall time that a busy machine cannot break: an idle one takes
+  # well under half a second (the chapter's lateness table); a wheel that
+  # loses keys, or never deletes without a read, fails it.
+  wait_dbsize 1 5300
   send_info_field expire_wheel_max_lateness_ms
   echo "all gone $(($(now_ms) - loaded)) ms after loading; max lateness $output ms" >&3
-  # A tick is 1 ms and an idle machine sees under 20 ms; the bound leaves
-  # room for a server kept off the CPU by other tests running at once, and
-  # still fails a wheel that waits for a later cascade or for the cron.
-  expect_num "expire_wheel_max_lateness_ms" "$output" -lt "$MAX_LATENESS_MS"
+  expect_regex '^[0-9]+$'
   send get "$(key live)"
   expect_reply "v"
 }
@@ -87,9 +119,7 @@ send_info_field() {
   load_keys "$(key old)" 100 PX 100000
   rcli flushall >/dev/null
   load_keys "$(key new)" 100 PX 200
-  sleep 0.6
-  send dbsize
-  expect_reply "0"
+  wait_dbsize 0 5200
 }
 
 @test "06-6 INFO reports the wheel: tick, levels, scheduled keys, lateness" {

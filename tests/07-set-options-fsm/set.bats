@@ -21,18 +21,15 @@ needs_redis_84() {
 @test "07-2 options in any order and any case" {
   send_typed set "$(key)" v Ex 100 gEt nX
   expect_reply "(nil)"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
   send_typed set "$(key)" w PX 50000 XX GET
   expect_reply '"v"'
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 50"
+  expect_ttl_about "$(key)" 50
 }
 
 @test "07-2 repeating an option is accepted and the last value wins, as in Redis" {
   r set "$(key)" v ex 10 ex 20 >/dev/null
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 20"
+  expect_ttl_about "$(key)" 20
   send_typed set "$(key)" v nx nx
   expect_reply "(nil)"
   send_typed set "$(key)" w get get
@@ -85,8 +82,7 @@ needs_redis_84() {
 @test "07-3 KEEPTTL keeps the TTL; a plain SET drops it" {
   r set "$(key)" v ex 100 >/dev/null
   r set "$(key)" w keepttl >/dev/null
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
   r set "$(key)" x >/dev/null
   send_typed ttl "$(key)"
   expect_reply "(integer) -1"

@@ -1,7 +1,7 @@
 # test.mk -- make test, valgrind and asan, included by the Makefile.
 # tests/run.sh does the work and prints the summary line; see its header.
 
-export STEP SERVER
+export STEP SERVER LOAD TEST_JOBS
 .PHONY: test check check-rest poll-servers valgrind asan test-asan-run
 # make test: the verdict after a change (SCOPE=test in tests/run.sh): unit
 # tests, the checks of docs/, every step's suites and the reference run.

@@ -11,8 +11,10 @@
 #   JUNIT_DIR  also write bats's JUnit report of each stage, as
 #             JUNIT_DIR/ID/report.xml (the class grader merges them)
 # The stages are in tests/NN-name/stages; tests/tools/stages.py reads them.
-# The last line is for scripts: "grade: stages 3/6, checks 20 passed 1
-# failed, first failing 05-4" ("first failing none" when all passed).
+# Each stage's count says how many checks passed, failed and were skipped
+# (a test skipped by design: see tests/run.sh). The last line is for
+# scripts: "grade: stages 3/6, checks 20 passed 1 failed, first failing 05-4"
+# ("first failing none" when all passed; skipped checks are not "passed").
 #   grade.sh NN
 set -u
 cd "$(dirname "$0")/../.."
@@ -74,8 +76,9 @@ run_unit() {
   fi
 }
 
-# bats --tap prints "ok N name", "not ok N name" and, under a failure, the
-# test's own lines starting with "# ": the sent/expected/received lines.
+# bats --tap prints "ok N name", "ok N name # skip why", "not ok N name" and,
+# under a failure, the test's own lines starting with "# ": the
+# sent/expected/received lines.
 run_bats() { # run_bats ID STAGE FILES...
   local id=$1 stage=$2 out filter=() junit=()
   shift 2
@@ -84,11 +87,13 @@ run_bats() { # run_bats ID STAGE FILES...
     mkdir -p "$JUNIT_DIR/$stage" && junit=(--report-formatter junit --output "$JUNIT_DIR/$stage")
   fi
   out=$(bats --tap "${junit[@]}" "${filter[@]}" "$@" 2>&1)
-  local status=$? ok notok
+  local status=$? ok notok skip
   # -a: a reply with binary bytes in it must not make grep drop lines.
   ok=$(grep -acE '^ok [0-9]+' <<<"$out")
+  skip=$(grep -acE '^ok [0-9]+ .*# skip' <<<"$out")
   notok=$(grep -acE '^not ok [0-9]+' <<<"$out")
   checks=$((checks + ok + notok))
+  skipped_checks=$((skipped_checks + skip))
   failed_checks=$((failed_checks + notok))
   # A suite that failed outside any test (its server did not start) counts one.
   [ "$status" -ne 0 ] && [ "$notok" -eq 0 ] && checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
@@ -100,17 +105,17 @@ run_bats() { # run_bats ID STAGE FILES...
 
 # The one line scripts read (tests/tools/grade_class.sh, GitHub Classroom).
 summary() { # summary FIRST_FAILING
-  echo "grade: stages $passed_stages/$nstages, checks $((total - all_failed)) passed $all_failed failed, first failing $1"
+  echo "grade: stages $passed_stages/$nstages, checks $((total - all_failed - all_skipped)) passed $all_failed failed, first failing $1"
 }
 
 if [ -n "${STAGE:-}" ]; then
   plan=$(grep -E "^$STAGE"$'\x1f' <<<"$plan") ||
     { echo "grade: no stage '$STAGE' in chapter $num (make grade STEP=$num LIST=1 lists them)" >&2; exit 2; }
 fi
-total=0 passed_stages=0 all_failed=0
+total=0 passed_stages=0 all_failed=0 all_skipped=0
 nstages=$(wc -l <<<"$plan")
 while IFS=$'\x1f' read -r id what section anchor units files; do
-  checks=0 failed_checks=0
+  checks=0 failed_checks=0 skipped_checks=0
   printf 'stage %s: %s\n' "$id" "$what"
   ok=1
   IFS=, read -ra unit_list <<<"$units"
@@ -123,7 +128,7 @@ while IFS=$'\x1f' read -r id what section anchor units files; do
       SUITE_IS_SERVER_STEP=0 run_bats all "$id" $files || ok=0
     fi
   fi
-  total=$((total + checks)) all_failed=$((all_failed + failed_checks))
+  total=$((total + checks)) all_failed=$((all_failed + failed_checks)) all_skipped=$((all_skipped + skipped_checks))
   if [ "$ok" = 0 ]; then
     echo
     echo "Stage $id failed: $what."
@@ -136,12 +141,13 @@ while IFS=$'\x1f' read -r id what section anchor units files; do
     summary "$id"
     exit 1
   fi
-  printf "  passed: %d check%s\n" "$checks" "$([ "$checks" = 1 ] || echo s)"
+  printf "  passed: %d check%s passed, %d failed, %d skipped\n" "$((checks - failed_checks - skipped_checks))" \
+    "$([ "$((checks - failed_checks - skipped_checks))" = 1 ] || echo s)" "$failed_checks" "$skipped_checks"
   passed_stages=$((passed_stages + 1))
 done <<<"$plan"
 if [ -n "${STAGE:-}" ]; then
-  echo "chapter $num: stage $STAGE passed ($total checks)"
+  echo "chapter $num: stage $STAGE passed ($((total - all_skipped)) checks passed, $all_skipped skipped)"
 else
-  echo "chapter $num: all $nstages stages passed ($total checks)"
+  echo "chapter $num: all $nstages stages passed ($((total - all_skipped)) checks passed, $all_skipped skipped)"
 fi
 summary none

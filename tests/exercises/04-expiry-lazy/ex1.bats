@@ -21,15 +21,13 @@ teardown_file() { stop_server; }
   expect_bytes '+OK\r\n'
   send get "$(key)"
   expect_reply "hello"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 50"
+  expect_ttl_about "$(key)" 50
 }
 
 @test "PSETEX takes milliseconds: after PSETEX p 100000 v, TTL p is 100" {
   send psetex "$(key)" 100000 v
   expect_reply "OK"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
   send pttl "$(key)"
   expect_num PTTL "$output" -gt 98000
   expect_num PTTL "$output" -le 100000
@@ -86,8 +84,7 @@ teardown_file() { stop_server; }
   rcli setex "$(key)" 50 two
   send get "$(key)"
   expect_reply "two"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 50"
+  expect_ttl_about "$(key)" 50
   rcli set "$(key)" three
   send_typed ttl "$(key)"
   expect_reply "(integer) -1"

@@ -26,16 +26,14 @@ teardown_file() { stop_server; }
   rcli set "$(key ttl)" v ex 50
   send getex "$(key ttl)"
   expect_reply "v"
-  send_typed ttl "$(key ttl)"
-  expect_reply "(integer) 50"
+  expect_ttl_about "$(key ttl)" 50
 }
 
 @test "GETEX EX and PX set a TTL relative to now" {
   rcli set "$(key)" v
   send getex "$(key)" EX 100
   expect_reply "v"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
   send getex "$(key)" px 50000
   expect_reply "v"
   send pttl "$(key)"
@@ -145,8 +143,7 @@ teardown_file() { stop_server; }
   rcli set "$(key)" v
   send getex "$(key)" EX 10 ex 20
   expect_reply "v"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 20"
+  expect_ttl_about "$(key)" 20
   send getex "$(key)" PERSIST persist
   expect_reply "v"
   send_typed ttl "$(key)"

@@ -58,10 +58,10 @@ wait_avg_ttl() {
   elapsed=$(($(now_ms) - start))
   echo "avg_ttl=$avg, $elapsed ms after the keys were set"
   # Never above the TTL given; below it by at most the time that has passed
-  # (the estimate trails the truth), with a second's margin for a slow run.
+  # (the estimate trails the truth), with a second's margin for a slow run:
+  # no fixed floor, which a busy machine's slow commands would break.
   expect_num avg_ttl "$avg" -le 100000
   expect_num "avg_ttl, $elapsed ms after the keys were set" "$avg" -ge $((100000 - elapsed - 1000))
-  expect_num avg_ttl "$avg" -ge 90000
 }
 
 @test "1,000 more keys with EX 300 pull the estimate up a fiftieth at a time" {

@@ -38,8 +38,7 @@ teardown_file() { stop_server; }
   rcli set "$(key)" v
   send getex "$(key)" eX 100
   expect_reply "v"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 100"
+  expect_ttl_about "$(key)" 100
   send getex "$(key)" Persist
   expect_reply "v"
   send_typed ttl "$(key)"
@@ -64,13 +63,14 @@ teardown_file() { stop_server; }
 }
 
 @test "SET's options, unknown words, missing numbers and two expiry options are syntax errors" {
+  set_at=$(now_ms)
   rcli set "$(key)" v ex 100
   for opt in "EX 10 PX 10" "PXAT 1 EXAT 1" "PERSIST EX 10" "EX 10 PERSIST" "KEEPTTL" "NX" \
     "XX" "GET" "IFEQ v" "IFNE v" "EX 10 GET" "EX" "PXAT" "foo" "PERSISTX"; do
     send getex "$(key)" $opt
     expect_reply "ERR syntax error"
   done
-  expect_ttl_about "$(key)" 100
+  expect_ttl_about "$(key)" 100 "$set_at"
 }
 
 @test "the grammar is checked over the whole list before any number or key" {
@@ -89,8 +89,7 @@ teardown_file() { stop_server; }
   rcli set "$(key)" v
   send getex "$(key)" EX abc EX 30
   expect_reply "v"
-  send_typed ttl "$(key)"
-  expect_reply "(integer) 30"
+  expect_ttl_about "$(key)" 30
 }
 
 @test "SET still refuses GETEX's PERSIST" {
