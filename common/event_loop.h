@@ -56,8 +56,11 @@ void el_set_after_events(event_loop *el, sleep_hook *hook, void *data);
 void el_run(event_loop *el);
 void el_stop(event_loop *el);
 
-/* Make el_run() return within `ms` even when nothing happens, so a flag set by
- * a signal handler is seen promptly. */
+/* Never wait longer than `ms` at a time. A signal that arrives during the
+ * wait ends it anyway: epoll_wait() and poll() fail with EINTR after a
+ * handler, whatever SA_RESTART says (signal(7)). The cap is for a signal
+ * that arrives after the loop checked its stop flag and before it began to
+ * wait: without it, the loop would sleep on until the next event. */
 void el_set_max_sleep(event_loop *el, int ms);
 
 #endif

@@ -20,8 +20,12 @@
  * up if it is asleep waiting for the reply, and on a busy server that wake-up
  * is a good part of the cost of a request. Written back to back, the replies
  * of one turn find the clients' process (redis-benchmark, say, which serves 50
- * connections from one thread) already awake after the first one. Redis does
- * the same (handleClientsWithPendingWrites() in beforeSleep()).
+ * connections from one thread) already awake after the first one. Redis too
+ * writes a turn's replies together, but later: in beforeSleep() before the
+ * next wait (handleClientsWithPendingWritesUsingThreads(), server.c), so
+ * after that turn's timers, which aeProcessEvents() runs after the file
+ * events (ae.c, 7.0.15). Here they are written after the file events and
+ * before the timers, so a slow timer does not hold replies back.
  *
  * A step may hold the clients read in a turn and run them together at its
  * end instead of one by one (run hooks, net.h's one seam): read_handler(),

@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "server: cannot create the event loop\n");
         return 1;
     }
-    el_set_max_sleep(server.loop, 100); /* notice a stop request promptly */
+    el_set_max_sleep(server.loop, 100); /* a stop request that came just before a wait */
     net_init(&server.net, server.loop, command_table);
     server.net.query_buffer_limit = server.qbuf_max;
     char err[256];

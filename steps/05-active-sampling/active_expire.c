@@ -94,14 +94,16 @@ uint64_t active_expire_cycle(active_expire *ae, keyspace *ks, cycle_type type, i
         sample_round(ae, ks, &sampled, &expired);
         total_sampled += sampled;
         total_expired += expired;
-        /* Stop when the sample says "few left": at most the acceptable share
-         * (integer percent, rounded down, as Redis computes it). */
-        if (sampled && expired * 100 / sampled <= (uint64_t)ae->acceptable_stale_perc) break;
+        /* The budget first, as Redis does: a cycle past it stops and counts
+         * it, even when its last sample was clean. */
         if (round % CLOCK_CHECK_EVERY == 0 && clock_mono_us() - start > budget_us) {
             ae->timelimit_exit_last = 1;
             ae->time_cap_reached++;
             break;
         }
+        /* Stop when the sample says "few left": at most the acceptable share
+         * (integer percent, rounded down, as Redis computes it). */
+        if (sampled && expired * 100 / sampled <= (uint64_t)ae->acceptable_stale_perc) break;
     }
     ae->cycle_time_used_us += clock_mono_us() - start;
     ae->cycles++;

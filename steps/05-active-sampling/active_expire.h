@@ -6,10 +6,10 @@
  *
  *   1. pick 20 keys at random among the keys that have a TTL;
  *   2. delete the ones whose time has passed;
- *   3. if more than 10% of the sample was expired, there are probably many
- *      more: go back to 1; otherwise stop, the rest can wait;
- *   4. every 16 rounds, look at the clock; stop when the cycle has used its
- *      time budget (25% of a cron period), whatever the sample says.
+ *   3. every 16 rounds, look at the clock; stop when the cycle has used its
+ *      time budget (25% of a cron period), whatever the sample says;
+ *   4. if more than 10% of the sample was expired, there are probably many
+ *      more: go back to 1; otherwise stop, the rest can wait.
  *
  * The cron runs this `hz` times a second (the "slow" cycle). A "fast" cycle of
  * at most 1 ms also runs before the event loop sleeps, but only when the last
@@ -45,7 +45,7 @@ typedef struct active_expire {
     double stale_perc;          /* expired_stale_perc: EMA of the expired share sampled */
     uint64_t time_cap_reached;  /* expired_time_cap_reached_count */
     int64_t cycle_time_used_us; /* expire_cycle_cpu_milliseconds, in µs */
-    uint64_t cycles;            /* cycles that did any work */
+    uint64_t cycles;            /* cycles run (enabled and, if fast, wanted), keys or not */
     /* On the event loop, from active_expire_start(). */
     keyspace *ks; /* the keyspace the hooks expire keys in */
     int hz;       /* slow cycles per second (--hz, 1..500; INFO's hz) */

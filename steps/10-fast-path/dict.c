@@ -42,6 +42,7 @@ struct dict {
     const char *expected_key; /* a key about to be looked up, hashed ahead (dict_expect_key()) */
     size_t expected_len;      /* its length */
     uint64_t expected_hash;   /* its dict_hash() */
+    const dict_entry *expected_entry; /* the entry a lookup of it returned, or NULL */
 };
 
 /* The smallest table we ever have, so a tiny dict does not resize on every
@@ -372,17 +373,29 @@ static dict_entry *lookup(dict *d, uint64_t hash, const char *key, size_t len) {
     return NULL;
 }
 
-/* The key's hash: the one computed ahead if this is the expected key (the
- * very bytes: the same pointer and length), or a new one. */
+/* 1 if these are the expected key's very bytes: the same pointer and length. */
+static int is_expected_key(const dict *d, const char *key, size_t len) {
+    return key == d->expected_key && len == d->expected_len && key != NULL;
+}
+
+/* The key's hash: the one computed ahead if this is the expected key, or a
+ * new one. */
 static uint64_t key_hash(const dict *d, const char *key, size_t len) {
-    if (key == d->expected_key && len == d->expected_len && key != NULL) return d->expected_hash;
+    if (is_expected_key(d, key, len)) return d->expected_hash;
     return dict_hash(key, len);
+}
+
+/* The entry a lookup of the expected key returns is remembered, so that
+ * deleting it takes the same hash (dict_delete_entry()). Returns de. */
+static dict_entry *note_expected_entry(dict *d, const char *key, size_t len, dict_entry *de) {
+    if (is_expected_key(d, key, len)) d->expected_entry = de;
+    return de;
 }
 
 dict_entry *dict_find(dict *d, const char *key, size_t len) {
     rehash_step(d);
     if (dict_size(d) == 0) return NULL; /* no need to hash */
-    return lookup(d, key_hash(d, key, len), key, len);
+    return note_expected_entry(d, key, len, lookup(d, key_hash(d, key, len), key, len));
 }
 
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed) {
@@ -392,12 +405,13 @@ dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed)
     dict_entry *de = lookup(d, hash, key, len);
     if (de != NULL) {
         *existed = 1;
-        return de;
+        return note_expected_entry(d, key, len, de);
     }
     *existed = 0;
     dict_table *t = &d->table[is_rehashing(d) ? 1 : 0];
     de = entry_new(d, hash, key, len, NULL);
     table_link(t, hash & (t->size - 1), de);
+    note_expected_entry(d, key, len, de);
     return de;
 }
 
@@ -445,8 +459,13 @@ static void unlink_and_free(dict *d, dict_table *t, dict_entry **link) {
 
 void dict_delete_entry(dict *d, dict_entry *de) {
     rehash_step(d);
+    /* The entry a lookup of the expected key returned has its hash already;
+     * forget the entry, whose address the allocator may hand out again. */
+    int expected = de == d->expected_entry;
+    uint64_t hash = expected ? d->expected_hash : dict_hash(dict_entry_key(de), de->keylen);
+    if (expected) d->expected_entry = NULL;
     dict_table *t;
-    dict_entry **link = find_entry_link(d, dict_hash(dict_entry_key(de), de->keylen), de, &t);
+    dict_entry **link = find_entry_link(d, hash, de, &t);
     if (link == NULL) panic("dict: dict_delete_entry on an entry that is not in the dict");
     unlink_and_free(d, t, link);
 }
@@ -490,6 +509,7 @@ void dict_expect_key(dict *d, const char *key, size_t len, uint64_t hash) {
     d->expected_key = key;
     d->expected_len = len;
     d->expected_hash = hash;
+    d->expected_entry = NULL;
 }
 
 /* ============================ Creating and destroying ============================ */
@@ -520,6 +540,7 @@ static void free_all_entries(dict *d, void (*free_val)(void *)) {
         if (t->size != 0) table_release(t);
     }
     d->rehash_index = 0;
+    d->expected_entry = NULL; /* freed with the rest */
 }
 
 void dict_empty(dict *d, void (*free_val)(void *)) {

@@ -137,9 +137,10 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash);
 void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen);
 
 /* The look-ahead has hashed the key of the command about to run: until the
- * next call, a lookup, insertion or deletion of these very bytes (the same
- * pointer and length, which must not change meanwhile) uses `hash` instead
- * of hashing them again. dict_expect_key(d, NULL, 0, 0) forgets it. */
+ * next call, a lookup or insertion of these very bytes (the same pointer and
+ * length, which must not change meanwhile) uses `hash` instead of hashing
+ * them again, and so does the deletion of the entry such a lookup returned
+ * (a DEL, a lazy expiry). dict_expect_key(d, NULL, 0, 0) forgets it. */
 void dict_expect_key(dict *d, const char *key, size_t len, uint64_t hash);
 
 #endif

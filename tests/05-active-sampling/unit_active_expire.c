@@ -151,6 +151,60 @@ START_TEST(stops_at_the_time_budget) {
 }
 END_TEST
 
+/* On a round that is both a look at the clock and a clean sample, the clock
+ * comes first, as in Redis's activeExpireCycle() (expire.c, 7.0.15): a cycle
+ * past its budget stops on the time limit, and counts it, even when that
+ * round's sample was clean. With one key a round, a round is clean exactly
+ * when it draws a live key, and every round before it deletes one expired
+ * key, so a cycle that stops clean at round r has deleted r - 1 keys. For
+ * each seed the cycle runs twice on the same keys: first with a budget the
+ * frozen clock never spends, which gives r; then with the budget spent at
+ * the first look at the clock, the 16th round, where it must stop: on the
+ * time limit exactly when it got that far (r >= 16), with min(r - 1, 16)
+ * keys deleted. A cycle that tested the sample first would stop clean at a
+ * 16th round that drew a live key, without counting the time limit. */
+START_TEST(time_limit_is_checked_before_the_stale_share) {
+    int reached_16_clean = 0; /* seeds whose first clean round is the 16th */
+    for (uint64_t seed = 1; seed <= 500; seed++) {
+        uint64_t deleted[2], caps[2];
+        int exit_last[2];
+        for (int spent = 0; spent < 2; spent++) {
+            keyspace ks;
+            keyspace_init(&ks);
+            clock_freeze(T0, MONO0);
+            load(&ks, 104, 100, 0); /* 100 keys past their time, 4 due in an hour */
+            active_expire ae;
+            active_expire_init(&ae, 1, seed);
+            ae.keys_per_loop = 1;
+            /* 30 ms a look, over the 25 ms budget of hz 10; or no time at all */
+            clock_auto_advance_us(spent ? 30000 : 0);
+            deleted[spent] = active_expire_cycle(&ae, &ks, CYCLE_SLOW, 10);
+            caps[spent] = ae.time_cap_reached;
+            exit_last[spent] = ae.timelimit_exit_last;
+            clock_thaw();
+            keyspace_free(&ks);
+        }
+        ck_assert_msg(caps[0] == 0, "seed %llu: a budget never spent was reported spent",
+                      (unsigned long long)seed);
+        uint64_t clean_round = deleted[0] + 1;
+        uint64_t want_deleted = clean_round - 1 < 16 ? clean_round - 1 : 16;
+        int want_cap = clean_round >= 16;
+        reached_16_clean += clean_round == 16;
+        ck_assert_msg(deleted[1] == want_deleted && caps[1] == (uint64_t)want_cap &&
+                          exit_last[1] == want_cap,
+                      "seed %llu: first clean sample at round %llu; with the budget spent, "
+                      "expected %llu keys deleted and the time limit counted %d time(s), got "
+                      "%llu deleted, counted %llu, timelimit_exit_last %d",
+                      (unsigned long long)seed, (unsigned long long)clean_round,
+                      (unsigned long long)want_deleted, want_cap, (unsigned long long)deleted[1],
+                      (unsigned long long)caps[1], exit_last[1]);
+    }
+    printf("seeds whose first clean sample was the 16th round: %d of 500\n", reached_16_clean);
+    ck_assert_msg(reached_16_clean > 0,
+                  "no seed of 500 had its first clean sample on the 16th round: nothing tested");
+}
+END_TEST
+
 /* With a budget that runs out, effort 10 (65 keys a round, 43% of a period)
  * reclaims the backlog in fewer cycles than effort 1. */
 START_TEST(more_effort_converges_in_fewer_cycles) {
@@ -247,6 +301,7 @@ int main(void) {
     tcase_add_test(tc, ttl_list_holds_exactly_the_keys_with_a_ttl);
     tcase_add_test(tc, converges_to_the_acceptable_stale_share);
     tcase_add_test(tc, stops_at_the_time_budget);
+    tcase_add_test(tc, time_limit_is_checked_before_the_stale_share);
     tcase_add_test(tc, more_effort_converges_in_fewer_cycles);
     tcase_add_test(tc, never_deletes_a_key_before_its_deadline);
     tcase_add_test(tc, persisted_and_extended_keys_survive);

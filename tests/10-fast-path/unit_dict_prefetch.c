@@ -5,7 +5,8 @@
  * the hash the look-ahead computed. The prefetches only warm the CPU's
  * caches, so what is tested is that they change nothing and are safe in
  * every state of the table; the expected key, that its hash is used for
- * those very bytes and for no others. The rest of the table is tested in
+ * those very bytes and for no others, and for deleting the entry a lookup
+ * of them returned. The rest of the table is tested in
  * tests/02-get-set/unit_dict.c and the chapters after it. */
 #include "dict.h"
 #include "../helpers/dict_inspect.h"
@@ -170,12 +171,49 @@ START_TEST(test_expected_key_hash_is_used_for_those_bytes_only) {
 }
 END_TEST
 
+/* The deletion of the entry that a lookup of the expected key returned takes
+ * the expected hash too. Given a wrong one, an add of the very bytes puts a
+ * twin in the wrong bucket, and deleting the twin finds it there: hashing its
+ * key instead would look in the key's own bucket, miss it, and stop the
+ * process with dict.c's panic ("dict_delete_entry on an entry that is not in
+ * the dict"), which Check reports as this test's early exit. Any other entry,
+ * and the expected one once the key is forgotten, is hashed as usual. */
+START_TEST(test_expected_entry_is_deleted_with_the_expected_hash) {
+    dict *d = dict_create(0);
+    add_keys(d, 0, 1000);
+    finish_rehashing(d);
+    char key[32];
+    size_t len = make_key(key, 7);
+    uint64_t right = dict_hash(key, len), wrong = ~right;
+
+    dict_expect_key(d, key, len, wrong);
+    int existed = -1;
+    dict_entry *twin = dict_add_or_find(d, key, len, &existed);
+    twin->val = val_for(1000);
+    ck_assert_int_eq(existed, 0);
+    dict_delete_entry(d, find_key(d, 8)); /* another key's entry: hashed */
+    dict_delete_entry(d, twin);           /* found in the wrong bucket */
+    ck_assert_uint_eq(dict_size(d), 999);
+    require_absent(find_key(d, 8), 8, "find after deleting key:8 with key:7 expected");
+
+    dict_expect_key(d, key, len, right);
+    dict_entry *de = dict_find(d, key, len);
+    require_value(de, 7, "find with the right hash expected");
+    dict_expect_key(d, NULL, 0, 0);
+    dict_delete_entry(d, de); /* forgotten: hashed, and found */
+    require_absent(find_key(d, 7), 7, "find after deleting key:7");
+    ck_assert_uint_eq(dict_size(d), 998);
+    dict_free(d, NULL);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("10-fast-path: dict prefetch");
     TCase *tc = tcase_create("prefetch");
     tcase_add_checked_fixture(tc, use_test_seed, NULL);
     tcase_add_test(tc, test_prefetch_changes_nothing);
     tcase_add_test(tc, test_expected_key_hash_is_used_for_those_bytes_only);
+    tcase_add_test(tc, test_expected_entry_is_deleted_with_the_expected_hash);
     suite_add_tcase(s, tc);
     SRunner *runner = srunner_create(s);
     srunner_run_all(runner, CK_NORMAL);
