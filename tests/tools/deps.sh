@@ -99,7 +99,7 @@ GRADE_TOOLS=(
 # SOFT=1: a tool that cannot be installed here is said, and is no failure.
 NPM="" SOFT=""
 case $MODE in
-  test | check) REQUIRED=("${TEST_TOOLS[@]}") WHO="make test" ;;
+  test) REQUIRED=("${TEST_TOOLS[@]}") WHO="make test" ;;
   rest) REQUIRED=("${REST_TOOLS[@]}") WHO="make check-rest" NPM="clients book" ;;
   all) REQUIRED=("${TEST_TOOLS[@]}" "${REST_TOOLS[@]}") WHO="make check" NPM="clients book" ;;
   valgrind) REQUIRED=("${TEST_TOOLS[@]}" "valgrind:valgrind") WHO="make valgrind" ;;
