@@ -7,15 +7,15 @@
 #   make book-check            build it and load every page in headless Chromium:
 #                              links, anchors, images, script errors (TAP)
 #   make play-check            the chapters' live consoles (below) in headless Chromium (TAP)
-# They need pandoc, and for the diff pages node and diff2html (npm, pinned in
-# tests/book/package-lock.json); make deps installs them. Without pandoc,
-# make book says what to install and succeeds. Where node is, all three
-# install diff2html themselves, as make test does (its check-deps):
-# tests/book/install.sh, the pinned npm ci into build/book-tools/, done once.
-# With emscripten's emcc, make book also compiles every step to WebAssembly
-# and puts its server, live, in the chapter's page (tests/book/play/);
-# without it, it says so.
-
+# They need pandoc, emscripten's emcc (the live servers below) and chromium
+# (the two checks), and for the diff pages node and diff2html (npm, pinned in
+# tests/book/package-lock.json). On Debian/Ubuntu, all four targets install
+# what is missing first (tests/tools/deps.sh book, which also runs
+# tests/book/install.sh where node is: the pinned npm ci into
+# build/book-tools/, done once); elsewhere they say what to install. Without
+# pandoc, make book says what to install and succeeds. With emcc, make book
+# also compiles every step to WebAssembly and puts its server, live, in the
+# chapter's page (tests/book/play/); without it, it says so.
 .PHONY: book book-diff book-check book-tools
 book: book-tools
 	@python3 tests/book/build.py $(BUILD)/book
@@ -23,7 +23,7 @@ book: book-tools
 	@python3 tests/book/play/pages.py $(BUILD)/book $(BUILD)/play
 
 book-tools:
-	@bash tests/book/install.sh
+	@bash tests/tools/deps.sh book
 
 book-diff: book-tools
 	@test -n "$(FROM)" -a -n "$(TO)" || { echo "usage: make book-diff FROM=AA TO=BB" >&2; exit 2; }
@@ -37,5 +37,5 @@ book-check: book
 # server, the expiry experiment of 04-06, screenshots in build/play-screens/
 # (TAP). Skips, saying why, without emcc, pandoc or chromium.
 .PHONY: play-check
-play-check: all
+play-check: book-tools all
 	@BUILD=$(BUILD) python3 tests/tools/play_check.py

@@ -6,7 +6,7 @@
 # (make workspace STEP=NN EX=K), built as workspace.mk says, when it exists;
 # else this step's own build, build/NN-name/server, which the grader fails.
 # make exercise-check: every grader against its solution (docs/solutions/),
-# the unmodified step and a real redis-server (make test runs it too). It
+# the unmodified step and a real redis-server (make check runs it too). It
 # builds the solutions with the Makefile's flags (make print-build-vars).
 
 .PHONY: exercise exercise-check
@@ -14,5 +14,5 @@ EXERCISE_NEEDS ?= all
 exercise: check-grade-deps $(EXERCISE_NEEDS)
 	@BUILD=$(BUILD) bash tests/exercises/grade.sh "$(STEP)" "$(EX)" "$(SERVER)"
 
-exercise-check: check-deps all
+exercise-check: check-exercise-deps all
 	@BUILD=$(BUILD) bash tests/exercises/check.sh

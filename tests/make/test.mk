@@ -16,9 +16,9 @@ RUN_TESTS = BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(if $(SERVER),$(sort
   POLL_BUILD=$(POLL_BUILD) POLL_STEPS="$(POLL_STEPS)" bash tests/run.sh
 test: check-deps all $(UNIT_BINS) $(PRINT_FSM)
 	@SCOPE=test $(RUN_TESTS)
-check: check-deps all $(UNIT_BINS) $(PRINT_FSM) poll-servers
+check: check-all-deps all $(UNIT_BINS) $(PRINT_FSM) poll-servers
 	@SCOPE=all $(RUN_TESTS)
-check-rest: check-deps all poll-servers
+check-rest: check-rest-deps all poll-servers
 	@SCOPE=rest $(RUN_TESTS)
 
 # make check also builds a variant in its own directory, and runs suites
@@ -32,14 +32,14 @@ poll-servers:
 
 # Under valgrind and the sanitizers, everything that tests memory (SCOPE=all
 # without the tooling's checks, which test behaviour: tests/run.sh).
-valgrind: check-deps all $(UNIT_BINS)
+valgrind: check-valgrind-deps all $(UNIT_BINS)
 	@SCOPE=all BUILD=$(BUILD) UNIT_BINS="$(UNIT_BINS)" STEPS="$(STEPS)" VALGRIND=1 NO_REFERENCE=1 bash tests/run.sh
 
 # make asan: the same build, with ASan+UBSan, in build/asan (a make of its
 # own, since CFLAGS change), then every suite against it.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_BUILD := build/asan$(BUILD_POLL)
-asan: check-deps
+asan: check-asan-deps
 	$(MAKE) BUILD=$(ASAN_BUILD) CFLAGS="$(ASAN_FLAGS)" all
 	@$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CFLAGS="$(ASAN_FLAGS)" test-asan-run
 
