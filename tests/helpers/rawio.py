@@ -40,7 +40,7 @@ import time
 
 from resp_client import encode
 
-DEFAULT_TIMEOUT_S = 3  # the same as expect.bash's EXCHANGE_TIMEOUT_S
+DEFAULT_TIMEOUT_S = 10  # the same as expect.bash's EXCHANGE_TIMEOUT_S
 RECORD_NAME = "exchange-ran-out"  # expect.bash reads it under the same name
 # redis-cli's options that take a value (the rest take none).
 CLI_OPTIONS_WITH_VALUE = {"-h", "-p", "-s", "-a", "-u", "-r", "-i", "-n", "-d", "-D", "-e",
