@@ -43,6 +43,8 @@ def chapter_page(path, step):
     if 'id="play"' in text:
         return False
     text = text.replace("</head>", head("../") % step + "</head>", 1)
+    # On a wide screen the console is docked beside the text (play.css).
+    text = text.replace('<body class="chapter">', '<body class="chapter play-docked">', 1)
     # The reader who wants to try first finds the console from the title.
     link = ('<p class="play-link"><a href="#play">Try it: step %s\'s server runs in this page</a> '
             '(<a href="../play/%s.html">on its own page</a>)</p>' % (step[:2], step))
