@@ -28,6 +28,8 @@ errors and failed loads are the protocol's events. Then, TAP:
     (PNG), the font its script gives gnuplot's pngcairo, in pixels
     (4/3 of its points), times its drawn width over its own
   - at 390 and 1400 px no page is wider than the window (only code scrolls)
+  - the diff pages: a new or deleted file is shown line by line, across the
+    width; no line of code is cut off at 390 or 1400 px (they wrap)
   - in each chapter with a live console (tests/book/play/), at 1400x900
     scrolled to the middle of its concepts, the console is in view; at
     390 px its first "Try it here" button brings the console into view
@@ -334,6 +336,11 @@ PAGE_FACTS = r"""(() => {
     overflow: [...document.querySelectorAll('main pre, main div.sourceCode')].filter(p => p.scrollWidth > p.clientWidth + 1)
               .map(p => ({first: (p.textContent.split('\n').find(l => l.length > 60) || p.textContent).slice(0, 60),
                           need: p.scrollWidth, have: p.clientWidth})),
+    // diff pages: code lines cut off (they wrap), and a new or deleted file
+    // drawn side by side (half of it empty) where it should span the width
+    diffCut: [...document.querySelectorAll('.d2h-code-line-ctn')].filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).length,
+    diffHalf: [...document.querySelectorAll('#diff .d2h-file-wrapper')].filter(w => w.querySelector('.d2h-files-diff')
+              && w.querySelector('.d2h-added-tag, .d2h-deleted-tag')).map(w => (w.querySelector('.d2h-file-name') || {}).textContent),
     // prose wider than the page (only code may scroll)
     pageWide: document.documentElement.scrollWidth > window.innerWidth + 1 ? document.documentElement.scrollWidth : 0,
     text: main ? main.innerText.trim().length : 0,
@@ -427,10 +434,12 @@ def main():
             browser.wait_until(SERVER_READY, LIVE_START_S)
             docked[p] = browser.evaluate(IN_VIEW % MID_CONCEPTS)
         browser.size(NARROW, PHONE_HEIGHT)
-        for p in sorted(BOOK.glob("docs/*.html")) + [BOOK / "index.html"]:
+        for p in sorted(BOOK.glob("docs/*.html")) + [BOOK / "index.html"] + sorted(BOOK.glob("diff/*.html")):
             browser.load(p.as_uri())
             narrow[p] = {"pageWide": browser.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1 ? "
                                                       "document.documentElement.scrollWidth : 0")}
+            if p.parent.name == "diff":
+                narrow[p]["diffCut"] = browser.evaluate(PAGE_FACTS)["diffCut"]
             if 'id="play"' in p.read_text():
                 browser.wait_until(SERVER_READY, LIVE_START_S)
                 narrow[p]["tryIt"] = browser.evaluate(IN_VIEW % TRY_IT_HERE)
@@ -518,6 +527,14 @@ def main():
     problems += ["%s: the page is %d px wide at %d px" % (rel(p), facts[p]["pageWide"], WIDE)
                  for p in facts if p in narrow and facts[p]["pageWide"]]
     tap.check("at %d and %d px no page scrolls sideways (%d pages)" % (NARROW, WIDE, len(narrow)), problems)
+    diffs = [p for p in facts if p.parent == BOOK / "diff"]
+    problems = ["%s: a new or deleted file drawn side by side, half empty: %s" % (rel(p), n)
+                for p in diffs for n in facts[p]["diffHalf"]]
+    problems += ["%s: %d code lines cut off at %d px, expected them wrapped" % (rel(p), n, w)
+                 for p in diffs for w, n in ((WIDE, facts[p]["diffCut"]), (NARROW, narrow.get(p, {}).get("diffCut", 0))) if n]
+    if diffs:
+        tap.check("%d diff pages: a new or deleted file spans the width; long lines wrap at %d and %d px"
+                  % (len(diffs), WIDE, NARROW), problems)
     problems = []
     for p, v in docked.items():
         if not v["went"]:
