@@ -133,7 +133,7 @@ class Browser:
     def __init__(self, exe):
         self.profile = tempfile.mkdtemp(prefix="book-chromium-")
         args = [exe, "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-                "--disable-extensions", "--hide-scrollbars", "--remote-debugging-port=0",
+                "--disable-extensions", "--remote-debugging-port=0",
                 "--user-data-dir=" + self.profile, "about:blank"]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox

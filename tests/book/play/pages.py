@@ -10,7 +10,10 @@ page code (play.js, play.css) into BOOK/assets/, then:
 
   - in each chapter page, docs/NN-name.html whose step has a module, puts a
     console, the clock and the chapter's drawing (an <aside id="play">,
-    filled in by play.js) after the text, with a link to it under the title;
+    filled in by play.js) after the text, with a link to it under the title,
+    and marks the page (body.play-docked) so that on a wide screen play.css
+    docks it beside the text; play.js adds the "Try it here" buttons and
+    turns the chapter's ```play blocks into buttons;
   - writes one page per step, BOOK/play/NN-name.html: the same, alone.
 
 Without modules (no emcc) it says so and leaves the book as it is.
