@@ -358,26 +358,33 @@ def play_buttons(browser, width):
     button types the command into the console (on a phone, the console moves
     under the block first, in view). Returns (what, problems), or (None, [])
     for a chapter without one."""
-    got = browser.evaluate(r"""(() => {
+    line = browser.evaluate(r"""(() => {
       const b = [...document.querySelectorAll('main .play-try button')].find(b => !b.classList.contains('is-experiment'));
       if (!b) return null;
-      const box = b.closest('.play-try'), root = document.getElementById('play');
       b.click();
-      const out = root.querySelector('.play-out').textContent;
-      const r = root.querySelector('.play-console').getBoundingClientRect();
-      return {line: b.textContent, typed: out.includes('redis> ' + b.textContent + '\n'),
-              under: root.previousElementSibling === box,
-              inView: r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth};
+      return b.textContent;
     })()""")
-    if got is None:
+    if line is None:
         return None, []
+    typed = wait_until(browser, "document.querySelector('#play .play-out').textContent.includes(%s)"
+                       % json.dumps("redis> " + line + "\n"), ADVANCE_TIMEOUT_S)
+    got = browser.evaluate(r"""(() => {
+      const b = [...document.querySelectorAll('main .play-try button')].find(b => b.textContent === %s);
+      const root = document.getElementById('play');
+      const r = root.querySelector('.play-console').getBoundingClientRect();
+      return {under: root.previousElementSibling === b.closest('.play-try'),
+              inView: r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth,
+              at: [Math.round(r.top), Math.round(r.bottom), innerHeight]};
+    })()""" % json.dumps(line))
+    got.update(line=line, typed=bool(typed))
     problems = []
     if not got["typed"]:
         problems.append("pressing the play block's %r did not type it into the console" % got["line"])
     if width < 1100 and not got["under"]:
         problems.append("at %d px the console did not move under the play block" % width)
     if not got["inView"]:
-        problems.append("at %d px, after pressing %r, the console is not in view" % (width, got["line"]))
+        problems.append("at %d px, after pressing %r, the console is not in view (top, bottom, window: %s)"
+                        % (width, got["line"], got["at"]))
     return "the play block's %s types into the console, in view" % got["line"], problems
 
 

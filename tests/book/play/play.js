@@ -516,7 +516,7 @@
       if (focus) input.focus({preventScroll: true});
     } else {
       if (block && root.previousElementSibling !== block) block.after(root);
-      (focus ? root : root.querySelector(".play-console")).scrollIntoView({block: focus ? "start" : "nearest"});
+      (focus ? root : root.querySelector(".play-console")).scrollIntoView({block: focus ? "start" : "center"});
     }
     root.classList.add("is-flash");
     setTimeout(() => root.classList.remove("is-flash"), 700);
