@@ -178,11 +178,11 @@ class Browser:
                 self.events.append(msg)
         raise TimeoutError("no %s within %ds" % (method, timeout))
 
-    def load(self, url):
+    def load(self, url, timeout=15):
         """Navigate and wait for the load event; return the errors seen meanwhile."""
         self.events = []
         self.call("Page.navigate", url=url)
-        self.wait_for("Page.loadEventFired")
+        self.wait_for("Page.loadEventFired", timeout)
         self.call("Runtime.evaluate", expression="1")  # drains events sent before it
         errors = []
         for ev in self.events:
@@ -218,7 +218,7 @@ class Browser:
         """A PNG of url at width x height, scrolled to anchor's element or by
         the script scroll, once a live server in the page has started."""
         self.size(width, height)
-        self.load(url)  # not url#anchor: from the same page that would fire no load event
+        self.load(url, SLOW_LOAD_S)  # not url#anchor: from the same page that would fire no load event
         self.wait_until(SERVER_READY, LIVE_START_S)
         if anchor:
             self.evaluate("document.getElementById(%s).scrollIntoView()" % json.dumps(anchor))
@@ -244,6 +244,7 @@ class Browser:
 # A page's live server (tests/book/play/) has started, or the page has none.
 SERVER_READY = "!document.getElementById('play') || document.getElementById('play').dataset.ready === '1' || typeof RedisPlayground === 'undefined'"
 LIVE_START_S = 20
+SLOW_LOAD_S = 60  # a page loaded for a measurement or a picture, on a busy machine
 WIDE, NARROW, HEIGHT, PHONE_HEIGHT = 1400, 390, 900, 844
 MIN_TEXT_PX = 11
 # A plot's text: gnuplot's pngcairo draws a font of N points N * 4/3 pixels
@@ -430,12 +431,12 @@ def main():
         for p in sorted(BOOK.glob("docs/[0-9][0-9]-*.html")):
             if 'id="play"' not in p.read_text():
                 continue
-            browser.load(p.as_uri())
+            browser.load(p.as_uri(), SLOW_LOAD_S)
             browser.wait_until(SERVER_READY, LIVE_START_S)
             docked[p] = browser.evaluate(IN_VIEW % MID_CONCEPTS)
         browser.size(NARROW, PHONE_HEIGHT)
         for p in sorted(BOOK.glob("docs/*.html")) + [BOOK / "index.html"] + sorted(BOOK.glob("diff/*.html")):
-            browser.load(p.as_uri())
+            browser.load(p.as_uri(), SLOW_LOAD_S)
             narrow[p] = {"pageWide": browser.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1 ? "
                                                       "document.documentElement.scrollWidth : 0")}
             if p.parent.name == "diff":
