@@ -423,7 +423,7 @@ def main():
         browser.size(WIDE, HEIGHT)  # as laid out at 1400 px: code, pictures
         for p in pages:
             try:
-                errs = browser.load(p.as_uri())
+                errs = browser.load(p.as_uri(), SLOW_LOAD_S)
                 facts[p] = browser.evaluate(PAGE_FACTS)
             except (TimeoutError, RuntimeError) as e:
                 errs = ["did not load: %s" % e]
