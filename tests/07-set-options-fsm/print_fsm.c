@@ -130,10 +130,10 @@ static void print_dot(void) {
     printf("digraph set_fsm {\n"
            "    rankdir=LR;\n"
            "    labelloc=t;\n"
-           "    label=\"SET options: three machines read one token stream. Double border: "
+           "    label=\"SET options: three machines read one token stream.\\nDouble border: "
            "accepting. A token with no arrow: syntax error.\";\n"
            "    node [shape=box, style=rounded, fontname=Helvetica, fontsize=10];\n"
-           "    edge [fontname=Helvetica, fontsize=9];\n");
+           "    edge [fontname=Helvetica, fontsize=10];\n");
     /* dot stacks clusters bottom-up, so emit them last to first: the drawing
      * then reads condition, get, expiry from the top, as the grammar does. */
     for (int m = SET_MACHINE_COUNT - 1; m >= 0; m--)

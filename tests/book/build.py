@@ -396,7 +396,7 @@ def render_diff(out, frm_num, to_num, have_node):
                      % (rel(name, dict(md_pages())[chapter]), to_num,
                         "Every file is new: shown whole." if frm is None else
                         "Each file is shown beside its version in the step before (on a narrow screen, "
-                        "removed and added lines in one column); new files whole."))
+                        "removed and added lines in one column); a new or deleted file whole, across the width."))
     intro.append('<p class="rule">Order: the order in which the chapter\'s walk-through first names each file '
                  '(a code excerpt\'s file, or the file\'s name in backticks), then the rest of the '
                  '“Files this chapter changes” line, then any others by name. '

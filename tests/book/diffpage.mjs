@@ -7,8 +7,9 @@
 // "whole": true when every file is new (step 01), which then is shown line
 // by line at every width: a side-by-side view would be half empty}.
 // diff2html parses the diff and renders it twice, each with a file list:
-// side by side for a wide screen, line by line for a narrow one (the page's
-// stylesheet shows one); each file's name becomes a link to its whole
+// side by side for a wide screen (a new or deleted file line by line, across
+// the width), line by line for a narrow one (the page's stylesheet shows
+// one); each file's name becomes a link to its whole
 // source. Prints {"sides": html, "lines": html}. The page highlights
 // the code when it loads (assets/diff.js, with diff2html's own UI bundle):
 // diff2html's highlighting works on the page's DOM, not here.
@@ -39,7 +40,16 @@ const linked = (out) =>
     const href = job.links[name.replace(/&#x2F;/g, '/').replace(/&amp;/g, '&')];
     return href ? `<a class="d2h-file-name" href="${escape(href)}">${name}</a>` : whole;
   });
-const sides = linked(html(files, { ...config, outputFormat: job.whole ? 'line-by-line' : 'side-by-side' }));
+// Side by side, except a new or deleted file: one side of it would be
+// empty, so it is shown line by line, across the whole width.
+const wholeFile = (f) => job.whole || f.isNew || f.isDeleted;
+const fileList = html(files, { ...config, outputFormat: 'line-by-line' }).split('<div class="d2h-wrapper')[0];
+const oneFile = (f) =>
+  html([f], { ...config, drawFileList: false, outputFormat: wholeFile(f) ? 'line-by-line' : 'side-by-side' })
+    .replace(/^\s*<div class="d2h-wrapper[^"]*">/, '')
+    .replace(/<\/div>\s*$/, '');
+const wrapper = html([], { ...config, drawFileList: false }).match(/<div class="d2h-wrapper[^"]*">/)[0];
+const sides = linked(fileList + wrapper + files.map(oneFile).join('\n') + '</div>\n');
 // The same files' ids (d2h-NNNNNN, from their names) would be in the page
 // twice: the narrow copy's get a prefix, and its file list follows them.
 const lines = linked(html(files, { ...config, outputFormat: 'line-by-line' }))

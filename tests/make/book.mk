@@ -5,7 +5,9 @@
 #                              chapter's diff page and every step's source, linked
 #   make book-diff FROM=AA TO=BB   the diff page of any two steps, build/book/diff/
 #   make book-check            build it and load every page in headless Chromium:
-#                              links, anchors, images, script errors (TAP)
+#                              links, anchors, images, script errors; at 1400 px
+#                              code that fits, pictures' text 11 px or more, the
+#                              live console in view; screenshots (TAP)
 #   make play-check            the chapters' live consoles (below) in headless Chromium (TAP)
 # They need pandoc, emscripten's emcc (the live servers below) and chromium
 # (the two checks), and for the diff pages node and diff2html (npm, pinned in
@@ -34,8 +36,8 @@ book-check: book
 
 # The chapters' live consoles (tests/book/play/) in headless Chromium: each
 # chapter page's transcripts typed into its console against the native
-# server, the expiry experiment of 04-06, screenshots in build/play-screens/
-# (TAP). Skips, saying why, without emcc, pandoc or chromium.
+# server, the expiry experiment of 04-06, at 1400 and 390 px, screenshots in
+# build/play-screens/ (TAP). Skips, saying why, without emcc, pandoc or chromium.
 .PHONY: play-check
 play-check: book-tools all
 	@BUILD=$(BUILD) python3 tests/tools/play_check.py

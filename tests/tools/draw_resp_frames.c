@@ -112,11 +112,11 @@ static void print_frame_node(int index, const char *bytes, const marks *m, size_
         if (m->at[i] < from || m->at[i + 1] > to) continue;
         const char *colour;
         const char *kind = piece_kind(bytes[m->at[i]], &colour);
-        printf("<td border=\"0\"><font point-size=\"8\">%s<br/>%zu..%zu</font></td>", kind,
+        printf("<td border=\"0\"><font point-size=\"9\">%s<br/>%zu..%zu</font></td>", kind,
                m->at[i], m->at[i + 1] - 1);
     }
     if (missing)
-        printf("<td border=\"0\"><font point-size=\"8\">payload<br/>%zu..</font></td>", to);
+        printf("<td border=\"0\"><font point-size=\"9\">payload<br/>%zu..</font></td>", to);
     printf("</tr></table>>];\n");
 }
 

@@ -99,35 +99,37 @@ int main(void) {
            "fontcolor=black, ranksep=0.2,\n"
            "           label=\"Four keys in the wheel, from ");
     print_ms(START_MS);
-    printf(" ms: at each stop the wheel jumps to the next non-empty slot "
-           "(tw_next_deadline_hint()).\n"
-           "A slot above level 0 cascades: its keys are placed again, lower down. Bold: the key "
-           "has just moved there.\"];\n");
-    printf("    node [shape=plaintext, fontname=Helvetica, fontsize=9, fontcolor=black];\n");
+    printf(" ms, a row per stop: at each stop the wheel jumps\n"
+           "to the next non-empty slot (tw_next_deadline_hint()). A slot above level 0\n"
+           "cascades: its keys are placed again, lower down. Bold: the key has just moved "
+           "there.\"];\n");
+    printf("    node [shape=plaintext, fontname=Helvetica, fontsize=11, fontcolor=black];\n");
     printf("    wheel [label=<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" "
            "cellpadding=\"3\">\n");
 
-    /* Header: the wheel's time at each stop, in ms and in digits. */
+    /* Header: the wheel's time, then a column per level, top level first,
+     * then the keys called back. A row per stop: the picture is as narrow as
+     * a book's text column, however many stops there are. */
     printf("      <tr><td><b>wheel time (ms)</b><br/>level 2 | 1 | 0</td>");
+    for (int l = LEVELS - 1; l >= FIRED; l--) {
+        if (l >= 0) {
+            printf("<td><b>level %d</b><br/>slots of ", l);
+            print_ms((1LL << (l * TW_SLOT_BITS)) * TW_TICK_MS);
+            printf(" ms</td>");
+        } else {
+            printf("<td><b>called back</b><br/>delete_due_key()</td>");
+        }
+    }
+    printf("</tr>\n");
+
+    /* A row per stop: the wheel's time in ms and in digits, and each level's keys. */
     for (int s = 0; s < stops; s++) {
-        printf("<td><b>");
+        printf("      <tr><td><b>");
         print_ms(stop_ms[s]);
         printf("</b><br/>");
         print_digits(stop_ms[s]);
         printf("</td>");
-    }
-    printf("</tr>\n");
-
-    /* A row per level, top level first, then the keys called back. */
-    for (int l = LEVELS - 1; l >= FIRED; l--) {
-        if (l >= 0) {
-            printf("      <tr><td><b>level %d</b><br/>slots of ", l);
-            print_ms((1LL << (l * TW_SLOT_BITS)) * TW_TICK_MS);
-            printf(" ms</td>");
-        } else {
-            printf("      <tr><td><b>called back</b><br/>delete_due_key()</td>");
-        }
-        for (int s = 0; s < stops; s++) {
+        for (int l = LEVELS - 1; l >= FIRED; l--) {
             /* Each key in a cell of its own colour, nested in the level's cell. */
             printf("<td><table border=\"0\" cellspacing=\"1\" cellpadding=\"2\">");
             int any = 0;

@@ -6,12 +6,13 @@
     play_check.py --no-build  the same on the book already there
 
 Headless Chromium (book_check.py's client) loads every chapter page that has
-a console, from disk, and for each:
+a console, from disk, at 1400 px wide (the console docked beside the text)
+and at 390 px (a phone: the console under the text), and for each:
 
   - the page loads with no script error, and its server starts (the time
     from navigation to a started server is printed);
   - every redis-cli transcript of the chapter (the ones transcripts.py
-    replays) is typed into the page's console, line by line, and each reply
+    replays) is typed into the page's console, line by line (at 1400 px), and each reply
     the console prints is compared with what redis-cli prints for the same
     command against the native server (build/NN-name/server), started fresh
     beside it and given the same commands; TTL and PTTL may differ by one
@@ -30,7 +31,9 @@ a console, from disk, and for each:
     more than FRAME_GAP_LIMIT_MS. In 04-06, "10,000 keys with a 1 s TTL,
     nobody reads" then "+1 s" and "+100 ms": lazy expiry still holds all 10,000, the
     wheel none, the cycles fewer (the figures are printed);
-  - screenshots of the console and drawing, 1280 and 390 px wide (a phone),
+  - the first command of the chapter's ```play block, pressed, is typed into
+    the console, and the console is in view (on a phone, moved under the block);
+  - screenshots of the console and drawing, 1400 and 390 px wide (a phone),
     into $BUILD/play-screens/;
 and each step's own page (play/NN-name.html) answers PING, and its console
 works from the keyboard alone (typed text and Enter, the up arrow).
@@ -57,8 +60,8 @@ SCREENS = BUILD / "play-screens"
 MODULES = BUILD / "play"
 START_TIMEOUT_S = 20     # a module instantiating in the page
 ADVANCE_TIMEOUT_S = 10   # "+1 s" moving the clock over its frames
-SCREEN_WIDTH, SCREEN_HEIGHT = 1280, 1400
-PHONE_WIDTH = 390
+SCREEN_WIDTH, SCREEN_HEIGHT = 1400, 900  # the console docked beside the text
+PHONE_WIDTH, PHONE_HEIGHT = 390, 844     # the console under the text
 FRAME_GAP_LIMIT_MS = 500  # the longest the page may go without a frame during an experiment
 EXPERIMENT_TIMEOUT_S = 60
 # A redis-cli call against the native server takes a few ms, so a key set
@@ -350,9 +353,42 @@ def chapter_experiment(browser):
         "the console shows %r after the pipelined send" % got[-80:]]
 
 
+def play_buttons(browser, width):
+    """A chapter's ```play block, as a reader uses it: its first command's
+    button types the command into the console (on a phone, the console moves
+    under the block first, in view). Returns (what, problems), or (None, [])
+    for a chapter without one."""
+    line = browser.evaluate(r"""(() => {
+      const b = [...document.querySelectorAll('main .play-try button')].find(b => !b.classList.contains('is-experiment'));
+      if (!b) return null;
+      b.click();
+      return b.textContent;
+    })()""")
+    if line is None:
+        return None, []
+    typed = wait_until(browser, "document.querySelector('#play .play-out').textContent.includes(%s)"
+                       % json.dumps("redis> " + line + "\n"), ADVANCE_TIMEOUT_S)
+    got = browser.evaluate(r"""(() => {
+      const b = [...document.querySelectorAll('main .play-try button')].find(b => b.textContent === %s);
+      const root = document.getElementById('play');
+      const r = root.querySelector('.play-console').getBoundingClientRect();
+      return {under: root.previousElementSibling === b.closest('.play-try'),
+              inView: r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth,
+              at: [Math.round(r.top), Math.round(r.bottom), innerHeight]};
+    })()""" % json.dumps(line))
+    got.update(line=line, typed=bool(typed))
+    problems = []
+    if not got["typed"]:
+        problems.append("pressing the play block's %r did not type it into the console" % got["line"])
+    if width < 1100 and not got["under"]:
+        problems.append("at %d px the console did not move under the play block" % width)
+    if not got["inView"]:
+        problems.append("at %d px, after pressing %r, the console is not in view (top, bottom, window: %s)"
+                        % (width, got["line"], got["at"]))
+    return "the play block's %s types into the console, in view" % got["line"], problems
+
+
 def screenshot(browser, path, width):
-    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=SCREEN_HEIGHT,
-                 deviceScaleFactor=1, mobile=width < 600)
     browser.evaluate("document.getElementById('play').scrollIntoView()")
     time.sleep(0.3)
     path.write_bytes(base64.b64decode(browser.call("Page.captureScreenshot", format="png")["data"]))
@@ -445,46 +481,56 @@ def main():
     SCREENS.mkdir(parents=True, exist_ok=True)
     browser = Browser(exe)
     try:
+        for width in (SCREEN_WIDTH, PHONE_WIDTH):
+            chapters_at(browser, tap, pages, width)
         browser.call("Emulation.setDeviceMetricsOverride", width=SCREEN_WIDTH, height=SCREEN_HEIGHT,
                      deviceScaleFactor=1, mobile=False)
-        for page, step, md in pages:
-            name = page.relative_to(BOOK)
-            errors = browser.load(page.as_uri())
-            ready = wait_until(browser, "document.getElementById('play').dataset.ready === '1'", START_TIMEOUT_S)
-            load_ms = browser.evaluate("Number(document.getElementById('play').dataset.readyMs)") if ready else 0
-            size = (BOOK / "play" / (step + ".js")).stat().st_size
-            tap.check("%s: loads, and step %s's server starts (%.0f ms from navigation; module %d KB)"
-                      % (name, step, load_ms, size // 1024),
-                      errors + ([] if ready else ["the server did not start within %ds" % START_TIMEOUT_S]))
-            if not ready:
-                continue
-            server = BUILD / step / "server"
-            if not server.is_file():
-                tap.check("%s: transcripts" % name, ["no native server %s: run make first" % server.relative_to(ROOT)])
-            else:
-                count, problems = replay_transcripts(browser, md, server)
-                if count:
-                    tap.check("%s: %d commands (its transcripts, then %d of redis-cli's formats) typed into the console "
-                              "print as redis-cli does against the native server" % (name, count, len(FORMAT_SAMPLES)), problems)
-            strategy, problems = expiry_experiment(browser)
-            if strategy:
-                tap.check("%s: pause, SET k v PX 500, +1 s: k %s, inspect() and the drawing agree; GET k is (nil)"
-                          % (name, strategy), problems)
-            what, problems = chapter_experiment(browser)
-            tap.check("%s: %s" % (name, what), problems)
-            browser.call("Runtime.evaluate", expression="1")  # drains the events sent before it
-            tap.check("%s: no script error while it was used" % name, [
-                "script error: %s" % ev["params"]["exceptionDetails"].get("exception", {}).get("description", ev["params"]["exceptionDetails"]["text"])
-                for ev in browser.events if ev["method"] == "Runtime.exceptionThrown"])
-            screenshot(browser, SCREENS / (step + ".png"), SCREEN_WIDTH)
-            screenshot(browser, SCREENS / (step + "-phone.png"), PHONE_WIDTH)
-            browser.call("Emulation.setDeviceMetricsOverride", width=SCREEN_WIDTH, height=SCREEN_HEIGHT,
-                         deviceScaleFactor=1, mobile=False)
-            browser.load("about:blank")
         step_pages(browser, tap, [step for _, step, _ in pages])
     finally:
         browser.close()
     return tap.end()
+
+
+def chapters_at(browser, tap, pages, width):
+    """Every chapter's console at one width: at the wide one docked beside
+    the text, at a phone's under it; the transcripts are typed at the wide one."""
+    wide = width == SCREEN_WIDTH
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=SCREEN_HEIGHT if wide else PHONE_HEIGHT,
+                 deviceScaleFactor=1, mobile=not wide)
+    for page, step, md in pages:
+        name = "%s at %d px" % (page.relative_to(BOOK), width)
+        errors = browser.load(page.as_uri())
+        ready = wait_until(browser, "document.getElementById('play').dataset.ready === '1'", START_TIMEOUT_S)
+        load_ms = browser.evaluate("Number(document.getElementById('play').dataset.readyMs)") if ready else 0
+        size = (BOOK / "play" / (step + ".js")).stat().st_size
+        tap.check("%s: loads, and step %s's server starts (%.0f ms from navigation; module %d KB)"
+                  % (name, step, load_ms, size // 1024),
+                  errors + ([] if ready else ["the server did not start within %ds" % START_TIMEOUT_S]))
+        if not ready:
+            continue
+        server = BUILD / step / "server"
+        if wide and not server.is_file():
+            tap.check("%s: transcripts" % name, ["no native server %s: run make first" % server.relative_to(ROOT)])
+        elif wide:
+            count, problems = replay_transcripts(browser, md, server)
+            if count:
+                tap.check("%s: %d commands (its transcripts, then %d of redis-cli's formats) typed into the console "
+                          "print as redis-cli does against the native server" % (name, count, len(FORMAT_SAMPLES)), problems)
+        strategy, problems = expiry_experiment(browser)
+        if strategy:
+            tap.check("%s: pause, SET k v PX 500, +1 s: k %s, inspect() and the drawing agree; GET k is (nil)"
+                      % (name, strategy), problems)
+        what, problems = chapter_experiment(browser)
+        tap.check("%s: %s" % (name, what), problems)
+        what, problems = play_buttons(browser, width)
+        if what:
+            tap.check("%s: %s" % (name, what), problems)
+        browser.call("Runtime.evaluate", expression="1")  # drains the events sent before it
+        tap.check("%s: no script error while it was used" % name, [
+            "script error: %s" % ev["params"]["exceptionDetails"].get("exception", {}).get("description", ev["params"]["exceptionDetails"]["text"])
+            for ev in browser.events if ev["method"] == "Runtime.exceptionThrown"])
+        screenshot(browser, SCREENS / (step + ("" if wide else "-phone") + ".png"), width)
+        browser.load("about:blank")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@ page code (play.js, play.css) into BOOK/assets/, then:
 
   - in each chapter page, docs/NN-name.html whose step has a module, puts a
     console, the clock and the chapter's drawing (an <aside id="play">,
-    filled in by play.js) after the text, with a link to it under the title;
+    filled in by play.js) after the text, with a link to it under the title,
+    and marks the page (body.play-docked) so that on a wide screen play.css
+    docks it beside the text; play.js adds the "Try it here" buttons and
+    turns the chapter's ```play blocks into buttons;
   - writes one page per step, BOOK/play/NN-name.html: the same, alone.
 
 Without modules (no emcc) it says so and leaves the book as it is.
@@ -43,6 +46,8 @@ def chapter_page(path, step):
     if 'id="play"' in text:
         return False
     text = text.replace("</head>", head("../") % step + "</head>", 1)
+    # On a wide screen the console is docked beside the text (play.css).
+    text = text.replace('<body class="chapter">', '<body class="chapter play-docked">', 1)
     # The reader who wants to try first finds the console from the title.
     link = ('<p class="play-link"><a href="#play">Try it: step %s\'s server runs in this page</a> '
             '(<a href="../play/%s.html">on its own page</a>)</p>' % (step[:2], step))

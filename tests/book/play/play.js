@@ -59,7 +59,10 @@
   const figure = el("div", {class: "play-figure"});
   const status = el("p", {class: "play-status", "aria-live": "polite"});
   root.append(
-    el("h2", {id: "play-title"}, root.dataset.page === "step" ? "The server" : "Try it: step " + num + "'s server"),
+    el("div", {class: "play-head"},
+      el("h2", {id: "play-title"}, root.dataset.page === "step" ? "The server" : "Try it: step " + num + "'s server"),
+      el("button", {type: "button", class: "play-hide", onclick: () => collapse(true),
+        title: "Hide the live server: the text takes the whole width (a tab at the window's edge brings it back)"}, "Hide ▸")),
     el("p", {class: "play-intro"}, "The step's own C code, compiled to WebAssembly, runs in this page. " +
       "Type commands as at redis-cli's prompt. The server's clock runs in real time; pause it and move it forward to watch keys expire without waiting."),
     el("div", {class: "play-clock", role: "group", "aria-label": "The server's clock"},
@@ -487,6 +490,73 @@
     return bytesDrawing;
   }
 
+  /* ---- Where the panel is ----
+   * A chapter page (body.play-docked) docks it beside the text on a wide
+   * screen (play.css), where its Hide button collapses it to a tab at the
+   * window's edge, remembered for the next page. On a narrow screen it sits
+   * under the text until a "Try it" button, or a ```play block's button,
+   * moves it to where that button is. */
+  const docked = document.body.classList.contains("play-docked");
+  const wide = window.matchMedia("(min-width: 1100px)");
+  const homeParent = root.parentNode, homeNext = root.nextSibling;
+  const remember = (on) => { try { localStorage.setItem("book-play-collapsed", on ? "1" : "0"); } catch (e) { /* file:// may refuse */ } };
+  function collapse(on) {
+    document.body.classList.toggle("play-collapsed", on);
+    remember(on);
+  }
+  if (docked) {
+    document.body.append(el("button", {type: "button", class: "play-tab", onclick: () => { collapse(false); input.focus({preventScroll: true}); },
+      title: "Show the live server beside the text"}, "◂ Live server"));
+    try { if (localStorage.getItem("book-play-collapsed") === "1") document.body.classList.add("play-collapsed"); } catch (e) { /* none kept */ }
+    wide.addEventListener("change", () => { if (wide.matches && root.parentNode !== homeParent) homeParent.insertBefore(root, homeNext); });
+  }
+  function openHere(block, focus) {
+    if (docked && wide.matches) {
+      collapse(false);
+      if (focus) input.focus({preventScroll: true});
+    } else {
+      if (block && root.previousElementSibling !== block) block.after(root);
+      (focus ? root : root.querySelector(".play-console")).scrollIntoView({block: focus ? "start" : "center"});
+    }
+    root.classList.add("is-flash");
+    setTimeout(() => root.classList.remove("is-flash"), 700);
+  }
+  let started = null;
+  const ready = new Promise((done) => { started = done; });
+  const main = document.querySelector("main");
+  if (main && root.dataset.page === "chapter") {
+    /* A "Try it" after each heading of the chapter's concepts. */
+    let inConcepts = false;
+    for (const h of main.querySelectorAll("h2, h3")) {
+      if (h.tagName === "H2") inConcepts = h.id === "the-concepts";
+      else if (inConcepts) {
+        const here = el("p", {class: "play-here"});
+        here.append(button("Try it here ▾", () => openHere(here, true), "Open step " + num + "'s live server here"));
+        h.after(here);
+      }
+    }
+    /* A ```play block: each line a button. A line that names one of the
+     * panel's buttons ("+1 s", "10,000 keys with a 1 s TTL, nobody reads")
+     * presses it; any other is typed at the console's prompt. */
+    for (const pre of main.querySelectorAll("pre.play")) {
+      const box = el("div", {class: "play-try", role: "group", "aria-label": "Experiments in the live server"},
+        el("p", {}, "In the live server (each button types its line into the console, or presses the console's button of that name):"));
+      for (const line of pre.textContent.split("\n").map((l) => l.trim()).filter(Boolean)) {
+        const b = button(line, () => {
+          openHere(box, false);
+          ready.then(() => {
+            const same = [...root.querySelectorAll("button")].find((x) => x.textContent === line);
+            if (same) same.click();
+            else run(line);
+          });
+        }, "Type " + line + " into the live server's console");
+        if (!/^[A-Z][A-Z]+\b/.test(line)) b.classList.add("is-experiment");
+        box.append(b);
+      }
+      pre.replaceWith(box);
+    }
+  }
+
   RedisPlayground.start(step).then((s) => {
     server = s;
     window.playServer = s; /* for the browser check and the curious */
@@ -498,6 +568,7 @@
     print("Connected to step " + step + ". Try PING.", "play-note");
     root.dataset.readyMs = String(Math.round(performance.now())); /* since the page's navigation began */
     root.dataset.ready = "1";
+    started();
   }, (err) => {
     clockOut.textContent = "not started";
     print("The server could not start: " + err, "play-err");
