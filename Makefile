@@ -11,7 +11,7 @@
 #                         grading, poll back end, hostile, fuzz, compat, clients); CI runs it
 #   make unit             only the Check unit tests
 #   make valgrind | asan  every suite with the servers under memcheck | built with ASan+UBSan
-#   make diff STEP=NN     what chapter NN added to step NN-1 (or FROM=AA TO=BB)
+#   make diff STEP=NN     what chapter NN added to the step before it (or FROM=AA TO=BB)
 #   make workspace STEP=NN [EX=K]  write chapter NN (or its exercise K) yourself;
 #                         make grade STEP=NN grades it (tests/make/workspace.mk)
 #   make deps | clean     install the test tools (Debian/Ubuntu) | remove build/
@@ -66,6 +66,26 @@ COMMON_SRC := $(if $(wildcard common/*.c),$(filter-out common/el_%.c,$(wildcard 
 COMMON_OBJ := $(patsubst common/%.c,$(BUILD)/common/%.o,$(COMMON_SRC))
 objects_of  = $(patsubst steps/%.c,$(BUILD)/%.o,$(wildcard steps/$(1)/*.c))
 
+# A step may hold its own copy of a common/ file (steps/10-fast-path/net.c
+# and net.h beside common/net.c and net.h): in that step's build the copy
+# replaces common's. A quoted #include looks beside the including file
+# first, so common/reply.h would still find common/net.h; such a step
+# therefore builds from build/NN-name/common/, a copy of common/ with the
+# step's copied headers in place of common's, compiles common/'s other .c
+# files from there, for itself alone, and its own files with -I that
+# directory instead of -Icommon. A step that holds no copy links
+# build/common/ as it is.
+#   own_copies STEP         the names of the files STEP holds copies of (net.c net.h)
+#   common_dir STEP         where STEP's build finds common/: common, or its copy
+#   common_objects_of STEP  the common/ objects its server links
+#   common_sources_of STEP  their sources (in common_dir STEP)
+own_copies        = $(sort $(notdir $(filter $(addprefix steps/$(1)/,$(notdir $(wildcard common/*.[ch]))),$(wildcard steps/$(1)/*.[ch]))))
+common_dir        = $(if $(call own_copies,$(1)),$(BUILD)/$(1)/common,common)
+common_sources_of = $(patsubst common/%,$(call common_dir,$(1))/%,$(filter-out $(addprefix common/,$(call own_copies,$(1))),$(COMMON_SRC)))
+common_objects_of = $(if $(call own_copies,$(1)),$(patsubst %.c,%.o,$(call common_sources_of,$(1))),$(COMMON_OBJ))
+common_copy_of    = $(if $(call own_copies,$(1)),$(addprefix $(BUILD)/$(1)/common/,$(filter-out $(filter %.c,$(call own_copies,$(1))),$(notdir $(wildcard common/*.[ch])))))
+server_objects    = $(call objects_of,$(1)) $(call common_objects_of,$(1))
+
 .PHONY: all run diff clean
 SERVERS := $(foreach s,$(STEPS),$(BUILD)/$(s)/server)
 all: $(SERVERS)
@@ -78,19 +98,34 @@ $(BUILD)/common/%.o: common/%.c
 # $(*D) the step, its headers' directory and the name the server prints.
 $(BUILD)/%.o: steps/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(*D)"' -Icommon -Isteps/$(*D) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(*D)"' -I$(call common_dir,$(*D)) -Isteps/$(*D) -c $< -o $@
+
+# A step that holds copies of common/ files (above): its copy of common/, the
+# common/ objects compiled from it, and its own files wait for the copy.
+define OWN_COPY_RULES
+$(filter-out $(addprefix %/,$(call own_copies,$(1))),$(call common_copy_of,$(1))): $(BUILD)/$(1)/common/%: common/%
+	@mkdir -p $$(@D)
+	@cp $$< $$@
+$(filter $(addprefix %/,$(call own_copies,$(1))),$(call common_copy_of,$(1))): $(BUILD)/$(1)/common/%: steps/$(1)/%
+	@mkdir -p $$(@D)
+	@cp $$< $$@
+$(call common_objects_of,$(1)): %.o: %.c $(filter %.h,$(call common_copy_of,$(1)))
+	$$(CC) $$(CFLAGS) $$(DEPFLAGS) -c $$< -o $$@
+$(call objects_of,$(1)): $(filter %.h,$(call common_copy_of,$(1)))
+endef
+$(foreach s,$(STEPS),$(if $(call own_copies,$(s)),$(eval $(call OWN_COPY_RULES,$(s)))))
 
 # A server: its step's files, compiled, and common/'s. A new step needs a line.
-$(BUILD)/01-resp/server:            $(call objects_of,01-resp)
-$(BUILD)/02-get-set/server:         $(call objects_of,02-get-set)
-$(BUILD)/03-del/server:             $(call objects_of,03-del)
-$(BUILD)/04-expiry-lazy/server:     $(call objects_of,04-expiry-lazy)
-$(BUILD)/05-active-sampling/server: $(call objects_of,05-active-sampling)
-$(BUILD)/06-timewheel/server:       $(call objects_of,06-timewheel)
-$(BUILD)/07-set-options-fsm/server: $(call objects_of,07-set-options-fsm)
-$(BUILD)/10-fast-path/server:       $(call objects_of,10-fast-path)
-$(SERVERS): $(BUILD)/%/server: $(COMMON_OBJ)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$*)
+$(BUILD)/01-resp/server:            $(call server_objects,01-resp)
+$(BUILD)/02-get-set/server:         $(call server_objects,02-get-set)
+$(BUILD)/03-del/server:             $(call server_objects,03-del)
+$(BUILD)/04-expiry-lazy/server:     $(call server_objects,04-expiry-lazy)
+$(BUILD)/05-active-sampling/server: $(call server_objects,05-active-sampling)
+$(BUILD)/06-timewheel/server:       $(call server_objects,06-timewheel)
+$(BUILD)/07-set-options-fsm/server: $(call server_objects,07-set-options-fsm)
+$(BUILD)/10-fast-path/server:       $(call server_objects,10-fast-path)
+$(SERVERS):
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$(notdir $(@D)))
 
 # Steps 07 and 10's DIGEST hashes with xxHash, whose header is not part of a
 # C compiler: say what to install rather than fail with a compiler error.

@@ -26,10 +26,7 @@
  * after that turn's timers, which aeProcessEvents() runs after the file
  * events (ae.c, 7.0.15). Here they are written after the file events and
  * before the timers, so a slow timer does not hold replies back.
- *
- * A step may hold the clients read in a turn and run them together at its
- * end instead of one by one (run hooks, net.h's one seam): read_handler(),
- * end_of_turn() and client_free() call them when they are installed. */
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "net.h"
 
@@ -215,7 +212,6 @@ void client_close(client *c) {
  * to do once its socket is closed, or for a client that never had one. */
 static void client_free(client *c) {
     net_server *s = c->server;
-    if (s->run_hooks) s->run_hooks->closing(c, s->run_hooks_ctx);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -388,20 +384,6 @@ void net_run_client(client *c) {
     if (pending_output(c) > 0 || c->close_after_reply) queue_write(c);
 }
 
-/* The same conditions as process_query_buffer()'s loop; when one holds,
- * net_run_client() stops there, or pauses the client's reading. */
-int net_run_command(client *c, int argc, arg *argv) {
-    if (c->close_after_reply || pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) return 0;
-    command_execute(c, argc, argv);
-    c->server->total_commands++;
-    return 1;
-}
-
-void net_set_run_hooks(net_server *s, const net_run_hooks *hooks, void *ctx) {
-    s->run_hooks = hooks;
-    s->run_hooks_ctx = ctx;
-}
-
 /* ==== The query buffer limit ====
  *
  * A command runs only once all of it has arrived, so until then its bytes
@@ -504,19 +486,13 @@ static void read_handler(event_loop *el, int fd, void *data, int mask) {
     if (n < 0) return;
     c->query.len += (size_t)n;
     if (close_if_over_query_limit(c)) return;
-    net_server *s = c->server;
-    if (s->run_hooks)
-        s->run_hooks->read(c, s->run_hooks_ctx); /* run now or held (net.h) */
-    else
-        net_run_client(c);
+    net_run_client(c);
 }
 
-/* The event loop's after-events hook: write what this turn answered (once
- * the run hooks, if any, have run the clients they held). */
+/* The event loop's after-events hook: write what this turn answered. */
 static void end_of_turn(event_loop *el, void *data) {
     (void)el;
     net_server *s = data;
-    if (s->run_hooks) s->run_hooks->end_of_turn(s, s->run_hooks_ctx);
     write_queued_replies(s);
 }
 

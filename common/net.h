@@ -19,7 +19,6 @@
 #include "resp.h"
 
 struct net_server;
-struct net_run_hooks;
 struct command;
 
 typedef struct client {
@@ -43,20 +42,18 @@ typedef struct client {
 } client;
 
 typedef struct net_server {
-    event_loop *loop;                      /* the one event loop */
-    int listen_fd;                         /* the listening socket, or -1 */
-    int port;                              /* TCP port we listen on */
-    client *clients;                       /* all connected clients, newest first */
-    client *write_queue;                   /* clients whose replies wait for the end of the turn */
-    size_t client_count;                   /* length of the list */
-    uint64_t next_client_id;               /* id for the next accepted client */
-    const struct command *commands;        /* the step's command table (command.h) */
-    int accept_paused;                     /* out of descriptors: accepting later */
-    uint64_t total_connections;            /* accepted since start (INFO) */
-    uint64_t total_commands;               /* executed since start (INFO) */
-    const struct net_run_hooks *run_hooks; /* when a read client runs; NULL: at once */
-    void *run_hooks_ctx;                   /* handed to the hooks */
-    size_t query_buffer_limit;             /* a client's input not yet run, at most (bytes) */
+    event_loop *loop;               /* the one event loop */
+    int listen_fd;                  /* the listening socket, or -1 */
+    int port;                       /* TCP port we listen on */
+    client *clients;                /* all connected clients, newest first */
+    client *write_queue;            /* clients whose replies wait for the end of the turn */
+    size_t client_count;            /* length of the list */
+    uint64_t next_client_id;        /* id for the next accepted client */
+    const struct command *commands; /* the step's command table (command.h) */
+    int accept_paused;              /* out of descriptors: accepting later */
+    uint64_t total_connections;     /* accepted since start (INFO) */
+    uint64_t total_commands;        /* executed since start (INFO) */
+    size_t query_buffer_limit;      /* a client's input not yet run, at most (bytes) */
 } net_server;
 
 /* Bytes a client may have waiting in its output buffer before we stop
@@ -91,42 +88,8 @@ void net_shutdown(net_server *s);
 
 /* Parse and execute every complete command in the client's query buffer,
  * and queue its replies to be written at the end of this turn of the event
- * loop. read_handler() calls it after each read, unless run hooks hold the
- * client for later (below). */
+ * loop. read_handler() calls it after each read. */
 void net_run_client(client *c);
-
-/* Execute one command that the client's parser has already handed out, as
- * net_run_client() executes what it parses, and return 1; or return 0 and
- * execute nothing if the client takes no more commands now (it is closing,
- * or its unread replies are over CLIENT_OUTPUT_PAUSE_BYTES). For a step whose
- * hooks parse a held client's commands before running it (below). */
-int net_run_command(client *c, int argc, arg *argv);
-
-/* ==== The one seam: when a client that has been read runs ====
- *
- * By default read_handler() runs a client as soon as its socket has been
- * read. A step may instead hold the clients read in a turn of the event loop
- * and run them together once every ready socket has been read, so that it
- * can look at all of their commands before any runs. It installs three
- * hooks, each handed ctx:
- *   read         a read brought bytes: run the client now or hold it
- *   end_of_turn  every ready socket has been read: run, with
- *                net_run_client(), every client still held, before the
- *                turn's replies are written
- *   closing      the client is about to be freed: forget it if it is held
- * A held client is run in the same turn, so no reply is later than it would
- * be, and each client's commands still run in the order they came. A step
- * may also parse a held client's requests itself, with the client's own
- * parser, run them with net_run_command(), and then net_run_client() for the
- * rest: the bytes of the requests run are consumed then. */
-typedef struct net_run_hooks {
-    void (*read)(client *c, void *ctx);
-    void (*end_of_turn)(struct net_server *s, void *ctx);
-    void (*closing)(client *c, void *ctx);
-} net_run_hooks;
-
-/* Install the hooks (NULL: run every client at once, the default). */
-void net_set_run_hooks(net_server *s, const net_run_hooks *hooks, void *ctx);
 
 /* Close one client now (its pending output is dropped). */
 void client_close(client *c);

@@ -2,7 +2,7 @@
  * batches whose commands were parsed, and whose keys were prefetched, first.
  * See fastpath.h for why.
  *
- * net.c calls three hooks (common/net.h): hold_client() after each read,
+ * net.c calls three hooks (this step's net.h): hold_client() after each read,
  * run_held_clients() once every ready socket of the turn has been read and
  * before any reply is written, and forget_client() when a client is freed
  * (a client held this turn may be closed before it runs: a failed write to
@@ -14,15 +14,6 @@
 #include "alloc.h"
 
 /* ==== The look-ahead ==== */
-
-/* Set a client's parser back to the start of a request, as if it had never
- * read it: the next parser_next() parses it again from the query buffer. */
-static void set_back(request_parser *p, size_t start) {
-    p->pos = start;
-    p->in_multibulk = 0;
-    p->bulk_len = -1;
-    p->argc = 0;
-}
 
 /* Append the command the parser has just handed out to the batch: a copy of
  * its arguments, since the parser's next request overwrites them (they still
@@ -46,21 +37,21 @@ static void add_to_batch(fastpath *f, const request_parser *p, int slot) {
  * would, into the batch, while the batch has room. It stops at:
  *   - a request not complete yet: the parser keeps what it has read of it,
  *     and the run goes on from there;
- *   - an inline request, which resp.c decodes in place, over its bytes: its
- *     error could not be read a second time, so the run parses it;
+ *   - an inline request, which a parse decodes in place, over its bytes
+ *     (resp.h): it could not be parsed a second time, so the run parses it;
  *   - a protocol error, or a request with more arguments than the batch has
- *     room for: the parser is set back to the request's start, and the run
- *     parses it again. A multibulk request's parse writes nothing, so the
- *     second parse finds what the first did. */
+ *     room for: the parser is rewound to the request's start, and the run
+ *     parses it again. A multibulk request's parse only reads its bytes
+ *     (resp.h), so the second parse finds what the first did. */
 static void parse_ahead(fastpath *f, client *c, int slot) {
     request_parser *p = &c->parser;
     while (f->batch_count < PREFETCH_MAX_KEYS) {
-        if (!p->in_multibulk && (p->pos >= c->query.len || c->query.data[p->pos] != '*')) return;
+        if (!parser_next_is_multibulk(p, c->query.data, c->query.len)) return;
         parse_status st = parser_next(p, c->query.data, c->query.len);
         if (st == PARSE_NOTHING) continue; /* *0: no command */
         if (st == PARSE_INCOMPLETE) return;
         if (st == PARSE_ERROR || p->argc > BATCH_MAX_ARGS - f->args_used) {
-            set_back(p, p->start);
+            parser_rewind(p, p->start);
             return;
         }
         add_to_batch(f, p, slot);
@@ -93,7 +84,7 @@ int fastpath_look_ahead(fastpath *f, client *const *clients, int n) {
 /* Run the commands parsed ahead for c, in order. Each key's hash is handed
  * to the keyspace, which then need not compute it again. A command the
  * client cannot take now (it is closing, or its replies are piling up) is
- * not run, nor any after it: the parser is set back to its start, and
+ * not run, nor any after it: the parser is rewound to its start, and
  * net_run_client() does with them what it does with any request. */
 static void run_parsed(fastpath *f, client *c, const parsed_command *pc, int n) {
     for (int i = 0; i < n; i++) {
@@ -102,7 +93,7 @@ static void run_parsed(fastpath *f, client *c, const parsed_command *pc, int n) 
         int ran = net_run_command(c, pc[i].argc, pc[i].argv);
         dict_expect_key(f->keys, NULL, 0, 0);
         if (!ran) {
-            set_back(&c->parser, pc[i].start);
+            parser_rewind(&c->parser, pc[i].start);
             return;
         }
     }

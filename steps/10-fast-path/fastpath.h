@@ -5,7 +5,7 @@
  * then looks its key up in the keyspace, and in a table much larger than the
  * CPU's caches a lookup waits for memory twice, for the bucket and then for
  * the entry: one lookup after the other, one wait after the other. This file
- * holds every client read in a turn instead (common/net.h's run hooks), and
+ * holds every client read in a turn instead (this step's net.h's hooks), and
  * at the end of the turn runs them a batch at a time: first a look-ahead
  * parses the requests waiting in the batch's query buffers, with each
  * client's own parser, and asks the CPU to start loading their keys' buckets

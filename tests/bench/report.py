@@ -856,7 +856,7 @@ as soon as it has read them, and `end_of_turn()` writes the turn's replies,
 one `send()` per client. Step 10 ([chapter 10](10-fast-path.md)) is step 07
 plus what only speed needs, in `steps/10-fast-path/`:
 
-- `fastpath.c` installs net.h's run hooks, `common/`'s one seam: it holds
+- `fastpath.c` installs the run hooks of step 10's own copy of net.h: it holds
   every client read in a turn of the event loop (`hold_client()`) and runs
   them all at the end of the turn (`run_held_clients()`), in the order they
   were read, before the replies are written. On its own this changes

@@ -357,12 +357,21 @@ def diff_of(frm, to):
                 if step == steps()[0] and frm is None:
                     for f in tracked("common"):
                         files[f] = f
-            for name, f in files.items():
+            sides[side] = files
+        # A step's own copy of a common/ file replaces common's in its build,
+        # so a step without one builds with common's: the copy is shown
+        # against that (as tests/tools/stepdiff.sh shows it).
+        if frm:
+            for side, other in (("a", "b"), ("b", "a")):
+                for name in list(sides[side]):
+                    if "/" not in name and (ROOT / "common" / name).is_file() and name not in sides[other]:
+                        sides[other][name] = "common/" + name
+        for side in ("a", "b"):
+            for name, f in sides[side].items():
                 dest = pathlib.Path(tmp, side, name)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(ROOT / f, dest)
             pathlib.Path(tmp, side).mkdir(exist_ok=True)
-            sides[side] = files
         r = subprocess.run(["git", "--no-pager", "diff", "--no-index", "--no-color", "--no-prefix", "a", "b"],
                            cwd=tmp, capture_output=True, text=True)
         if r.returncode not in (0, 1):
@@ -408,7 +417,11 @@ def render_diff(out, frm_num, to_num, have_node):
         tail = ('<details class="unchanged"><summary>%d files unchanged from %s</summary>\n<ul class="files">\n%s\n</ul></details>'
                 % (len(unchanged), html.escape(frm), items))
     if frm is not None and to != steps()[0]:
-        tail += '<p class="src-meta">common/ is unchanged: <a href="%s">its files</a>.</p>' % rel(name, "src/common/index.html")
+        copies = sorted(n for n, f in list(a_files.items()) + list(b_files.items()) if f.startswith("common/"))
+        tail += ('<p class="src-meta">common/ is unchanged: <a href="%s">its files</a>.%s</p>'
+                 % (rel(name, "src/common/index.html"),
+                    " %s: a step's own copy, shown against common/'s, which the step without one builds with."
+                    % html.escape(", ".join(copies)) if copies else ""))
     both = json.loads(r.stdout)
     body = "\n".join(intro) + ('\n<div id="diff" class="d2h d2h-sides">\n%s\n</div>\n<div id="diff-lines" class="d2h d2h-lines">\n%s\n</div>\n%s'
                                % (both["sides"], both["lines"], tail))

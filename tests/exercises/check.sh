@@ -73,13 +73,18 @@ build_common() {
 }
 
 # build_step DIR STEP: compile DIR/*.c with common/ into DIR/server, as the
-# Makefile builds steps/STEP.
+# Makefile builds steps/STEP. A step that holds its own copy of a common/
+# file links common/'s other files, compiled for it (STEP_COMMON_SRC), in
+# place of the objects build_common() made.
 build_step() {
     # shellcheck disable=SC2034 # build_vars sets them all; this uses some
-    local dir=$1 step=$2 CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS
+    local dir=$1 step=$2 CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS STEP_INC STEP_COMMON_SRC common
     build_vars "$step" || return 1
+    common=("$WORK"/common/*.o)
+    # shellcheck disable=SC2206 # the list is file names without spaces
+    [ "$STEP_INC" = -Icommon ] || common=($STEP_COMMON_SRC)
     # shellcheck disable=SC2086 # the flags are lists; STEP_LIBS may be empty
-    $CC $CFLAGS $STEP_CFLAGS -Icommon -I"$dir" "$dir"/*.c "$WORK"/common/*.o -o "$dir/server" $STEP_LIBS
+    $CC $CFLAGS $STEP_CFLAGS $STEP_INC -I"$dir" "$dir"/*.c "${common[@]}" -o "$dir/server" $STEP_LIBS
 }
 
 # copy_step STEP DIR: a fresh copy of the step's sources in DIR.

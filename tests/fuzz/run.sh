@@ -92,7 +92,7 @@ build() {
   local t=$1 log="$OUT/$1.build.log"
   mkdir -p "$OUT"
   # shellcheck disable=SC2034 # make_vars sets them all; a target uses some
-  local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS FLAGS
+  local CC CFLAGS PROJECT_CFLAGS COMMON_SRC STEP_CFLAGS STEP_LIBS STEP_INC STEP_COMMON_SRC FLAGS
   case $t in
     fuzz_resp_parser)
       make_vars >"$log" 2>&1 || return 1
@@ -106,8 +106,8 @@ build() {
       local srcs=() f
       # main.c and dict.c are compiled into fuzz_commands.c, which includes them
       for f in "$step"/*.c; do case $(basename "$f") in main.c | dict.c) ;; *) srcs+=("$f") ;; esac; done
-      $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
-        tests/fuzz/fuzz_commands.c "${srcs[@]}" $COMMON_SRC -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 1
+      $FUZZ_CC $FLAGS $STEP_CFLAGS $STEP_INC -I"$step" -DSTEP_MAIN_C="\"$step/main.c\"" -I. \
+        tests/fuzz/fuzz_commands.c "${srcs[@]}" $STEP_COMMON_SRC -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 1
       echo "$step" >"$OUT/$t.step" ;;
     fuzz_set_fsm)
       local fsm=steps/07-set-options-fsm

@@ -1,7 +1,9 @@
 # unit.mk -- the Check unit tests, included by the Makefile.
 #
 # tests/unit/test_*.c test common/. tests/NN-name/unit_*.c test a step's
-# modules and link with that step's files except main.c, from an archive, so
+# modules and link with that step's files except main.c, from an archive, and
+# with the common/ objects its server links (the Makefile's
+# common_objects_of: a step's own copy of a common/ file replaces it), so
 # that a test links only the files it uses: unit_timewheel.c needs
 # timewheel.o and nothing of the server. A test that walks a dict includes
 # the step's dict.c (tests/helpers/dict_inspect.h), so the archive's dict.o is
@@ -22,9 +24,9 @@ $(BUILD)/unit/%: tests/unit/%.c $(COMMON_OBJ)
 define STEP_UNIT_RULES
 $(BUILD)/$(1)/modules.a: $(filter-out $(BUILD)/$(1)/main.o,$(call objects_of,$(1)))
 	rm -f $$@ && $$(AR) rcs $$@ $$^
-$(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(BUILD)/$(1)/modules.a $(COMMON_OBJ)
+$(BUILD)/unit/$(1)/%: tests/$(1)/%.c $(BUILD)/$(1)/modules.a $(call common_objects_of,$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(DEPFLAGS) $$(CHECK_FLAGS) -DSTEP_NAME='"$(1)"' -Icommon -Isteps/$(1) \
+	$$(CC) $$(CFLAGS) $$(DEPFLAGS) $$(CHECK_FLAGS) -DSTEP_NAME='"$(1)"' -I$(call common_dir,$(1)) -Isteps/$(1) \
 	  $$< $$(filter %.a %.o,$$^) -o $$@ $$(CHECK_LIBS) $$(LDLIBS) $(LIBS_$(1))
 endef
 $(foreach s,$(STEPS),$(eval $(call STEP_UNIT_RULES,$(s))))

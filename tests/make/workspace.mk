@@ -58,11 +58,19 @@ WS_LABEL := $(STEP_DIR) (your $(if $(filter $(STEP_DIR),$(WS_NAME)),workspace,ex
 
 WS_CFLAGS := $(filter-out -Werror,$(CFLAGS)) \
              -Wno-unused-parameter -Wno-unused-function -Wno-unused-const-variable
-WS_INC    := -I$(WS_DIR) $(if $(WS_SELF),,-Icommon)
+# A workspace that holds its own copy of a common/ file (chapter 10's net.c,
+# say) builds as such a step does (the Makefile's own_copies): from a copy of
+# common/ in build/workspace/NAME/common/ with the workspace's copied
+# headers in place of common's, linking common's other files only.
+WS_OWN    := $(if $(WS_SELF),,$(sort $(notdir $(filter $(addprefix $(WS_DIR)/,$(notdir $(wildcard common/*.[ch]))),$(wildcard $(WS_DIR)/*.[ch])))))
+WS_COMMON := $(if $(WS_OWN),$(WS_OUT)/common,common)
+WS_COPY   := $(if $(WS_OWN),$(addprefix $(WS_OUT)/common/,$(filter-out $(filter %.c,$(WS_OWN)),$(notdir $(wildcard common/*.[ch])))))
+WS_INC    := -I$(WS_DIR) $(if $(WS_SELF),,-I$(WS_COMMON))
 WS_SRC    := $(filter-out $(WS_DIR)/el_%.c,$(wildcard $(WS_DIR)/*.c)) \
              $(if $(WS_SELF),$(WS_DIR)/$(BACKEND).c)
 WS_OBJ    := $(patsubst $(WS_DIR)/%.c,$(WS_OUT)/obj/%.o,$(WS_SRC))
-WS_COMMON_OBJ := $(if $(WS_SELF),,$(patsubst common/%.c,$(WS_OUT)/common/%.o,$(COMMON_SRC)))
+WS_COMMON_OBJ := $(if $(WS_SELF),,$(patsubst common/%.c,$(WS_OUT)/common/%.o,\
+                   $(filter-out $(addprefix common/,$(WS_OWN)),$(COMMON_SRC))))
 
 # The workspace's files are compiled with the name the server prints, "01-resp
 # (your workspace)": it starts with the step's name, which the suites read
@@ -74,10 +82,19 @@ $(WS_OUT)/obj/%.o: $(WS_DIR)/%.c
 	@mkdir -p $(@D)
 	$(if $(WS_Q),@echo "  cc   $<")
 	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) -DSTEP_NAME='"$(WS_LABEL)"' $(WS_INC) -c $< -o $@
-$(WS_OUT)/common/%.o: common/%.c
+$(WS_OUT)/common/%.o: $(WS_COMMON)/%.c $(filter %.h,$(WS_COPY))
 	@mkdir -p $(@D)
 	$(if $(WS_Q),@echo "  cc   $<")
-	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) -Icommon -c $< -o $@
+	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) -I$(WS_COMMON) -c $< -o $@
+ifneq ($(WS_OWN),)
+$(filter-out $(addprefix %/,$(WS_OWN)),$(WS_COPY)): $(WS_OUT)/common/%: common/%
+	@mkdir -p $(@D)
+	@cp $< $@
+$(filter $(addprefix %/,$(WS_OWN)),$(WS_COPY)): $(WS_OUT)/common/%: $(WS_DIR)/%
+	@mkdir -p $(@D)
+	@cp $< $@
+$(WS_OBJ): $(filter %.h,$(WS_COPY))
+endif
 $(WS_BIN): $(WS_OBJ) $(WS_COMMON_OBJ)
 	$(if $(WS_Q),@echo "  link $@")
 	$(WS_Q)$(CC) $(WS_CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$(STEP_DIR))

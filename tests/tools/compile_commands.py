@@ -7,7 +7,10 @@ One entry per C file under common/, steps/*/, workspace/*/ and tests/, with
 the include paths the Makefile uses, so "go to definition" works in every
 step (each step sees common/ and its own directory; a workspace, its own
 directory first), and, for a step's files, the step's name as the Makefile
-passes it (-DSTEP_NAME="NN-name").
+passes it (-DSTEP_NAME="NN-name"). A step or workspace that holds its own
+copy of a common/ file sees, in common/'s place, the copy of common/ the
+Makefile makes for it (build/NN-name/common/, with its headers in place of
+common's; make compile_commands.json makes those first).
 """
 import glob
 import json
@@ -28,24 +31,36 @@ def add(path, includes, step=None):
     entries.append({"directory": root, "file": os.path.join(root, path), "arguments": args})
 
 
+build = os.environ.get("BUILD", "build")
+
+
+def common_of(d, copy):
+    """Where the files of directory d find common/: common, or `copy` when d
+    holds its own copy of a common/ file (the Makefile's own_copies)."""
+    own = [f for f in glob.glob(d.rstrip("/") + "/*.[ch]") if os.path.exists("common/" + os.path.basename(f))]
+    return copy if own else "common"
+
+
 for f in sorted(glob.glob("common/*.c")):
     add(f, ["common"])
 for d in sorted(glob.glob("steps/*/")):
     step = os.path.basename(d.rstrip("/"))
     for f in sorted(glob.glob(d + "*.c")):
-        add(f, ["common", d.rstrip("/")], step)
+        add(f, [common_of(d, "%s/%s/common" % (build, step)), d.rstrip("/")], step)
 # A workspace's own headers come first; chapter 01's holds a copy of common/
-# (its net.h says so) and sees nothing else, as workspace.mk builds it.
+# and sees nothing else, as workspace.mk builds it.
+first = min((os.path.basename(p.rstrip("/")) for p in glob.glob("steps/[0-9][0-9]-*/") + glob.glob("workspace/[0-9][0-9]-*/")),
+            default=None)
 for d in sorted(glob.glob("workspace/*/")):
     step = os.path.basename(d.rstrip("/"))
-    own_common = os.path.exists(d + "net.h")
+    own_common = step == first
     for f in sorted(glob.glob(d + "*.c")):
-        add(f, [d.rstrip("/")] + ([] if own_common else ["common"]), step)
+        add(f, [d.rstrip("/")] + ([] if own_common else [common_of(d, "%s/workspace/%s/common" % (build, step))]), step)
 for f in sorted(glob.glob("tests/unit/*.c")):
     add(f, ["common"])
 for d in sorted(glob.glob("tests/[0-9][0-9]-*/")):
     step = os.path.basename(d.rstrip("/"))
     for f in sorted(glob.glob(d + "*.c")):
-        add(f, ["common", "steps/" + step], step)
+        add(f, [common_of("steps/" + step, "%s/%s/common" % (build, step)), "steps/" + step], step)
 json.dump(entries, sys.stdout, indent=1)
 print()

@@ -8,16 +8,19 @@
 #
 # The file check. Every chapter docs/NN-name.md (NN >= 02) has one line
 #   **Files this chapter changes:** `main.c`, `keyspace.c`, ...
-# naming the files of steps/NN-name that differ from steps/NN-1 (added,
-# removed or changed), a new file marked `name.c` (new) and a removed one
-# `name.c` (removed). This check fails when a neighbour diff touches a file
+# naming the files of steps/NN-name that differ from the step before it (the
+# previous one in steps/: added, removed or changed), a new file marked
+# `name.c` (new) and a removed one `name.c` (removed). A step's own copy of a
+# common/ file (step 10's net.c) is compared with common's, which the step
+# without it builds with: listed unmarked, as a changed file. This check fails when a neighbour diff touches a file
 # the chapter does not list (unrelated churn between steps), when the
 # chapter lists a file the diff does not touch (a chapter out of date), or
 # when a mark is missing or wrong.
 # Prints one line per chapter.
 #
 # The hunk check (--hunks) looks inside every file present in both steps of
-# a pair, at the hunks of `diff -u steps/NN-1/FILE steps/NN/FILE`: what a
+# a pair, at the hunks of `diff -u PREV/FILE steps/NN/FILE` (PREV: the step
+# before, or common/ for a step's own copy of a common/ file): what a
 # learner reads in `make diff`. Each changed line is code, comment, header
 # or blank (the rule is in difflines.awk: a comment line has no code on it;
 # header lines are the comment lines above the file's first line of code).
@@ -59,6 +62,7 @@ check_hunks() { # check_hunks PREV STEP
   local prev=$1 step=$2 path f a b churn=0 files=""
   for path in "steps/$step"/*; do
     f=${path##*/} a="steps/$prev/${path##*/}" b=$path
+    [ -f "$a" ] || a=$(common_stand_in "$prev" "$f")
     [ -f "$a" ] || continue          # a new file: the file check covers it
     cmp -s "$a" "$b" && continue
     if ! diff -u "$a" "$b" | awk -v old="$a" -v new="$b" -f tests/tools/difflines.awk |
@@ -71,14 +75,37 @@ check_hunks() { # check_hunks PREV STEP
   [ "$churn" -eq 0 ]
 }
 
+# common_stand_in STEP FILE: common/FILE when STEP, which holds no FILE of
+# its own, builds with common's (a later or earlier step holds its own copy
+# of it: step 10's net.c); nothing otherwise. A copy is compared with that.
+common_stand_in() {
+  [ ! -e "steps/$1/$2" ] && [ -f "common/$2" ] && echo "common/$2"
+}
+
+# changed_files PREV STEP: the lines the file check expects, one a file.
+changed_files() {
+  local prev=$1 step=$2 line f
+  { cd steps && diff -qr "$prev" "$step" 2>&1; } |
+    sed -E "s#^Files $prev/([^ ]+) and $step/[^ ]+ differ#\1#; s#^Only in $prev: (.*)#\1 (removed)#; s#^Only in $step: (.*)#\1 (new)#" |
+    while IFS= read -r line; do
+      f=${line% (new)} f=${f% (removed)}
+      if [ "$f" != "$line" ] && [ -f "common/$f" ]; then
+        # a step's own copy of a common/ file, against common's
+        if [ "$line" = "$f (new)" ]; then cmp -s "common/$f" "steps/$step/$f" || echo "$f"
+        else cmp -s "steps/$prev/$f" "common/$f" || echo "$f"; fi
+      else
+        echo "$line"
+      fi
+    done | sort -u
+}
+
 status=0
 prev=""
 for dir in steps/*/; do
   step=$(basename "$dir")
   if [ -z "$prev" ]; then prev=$step; continue; fi
   doc="docs/$step.md"
-  changed=$( { cd steps && diff -qr "$prev" "$step" 2>&1; } |
-    sed -E "s#^Files $prev/([^ ]+) and $step/[^ ]+ differ#\1#; s#^Only in $prev: (.*)#\1 (removed)#; s#^Only in $step: (.*)#\1 (new)#" | sort -u)
+  changed=$(changed_files "$prev" "$step")
   listed=$(grep -m1 '^\*\*Files this chapter changes:\*\*' "$doc" 2>/dev/null |
     grep -oE '`[^` ]*`( \((new|removed)\))?' | tr -d '`' | sort -u)
   if [ -z "$listed" ]; then

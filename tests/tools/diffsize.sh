@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # diffsize.sh -- how big each chapter's diff is, and how much of it is comments.
 #
-# For each neighbour pair of steps (01 -> 02 ... 06 -> 07) prints one row of
-# a Markdown table:
+# For each neighbour pair of steps (01 -> 02 ... 07 -> 10: each step and the
+# previous one in steps/) prints one row of a Markdown table (a step's own
+# copy of a common/ file counts as a changed file, against common's):
 #   chapter         the later step of the pair: its chapter's diff
 #   files           files added / removed / changed between the two steps
 #   +lines, -lines  lines added and removed, over all files (an added file's
@@ -39,6 +40,9 @@ for dir in steps/*/; do
   added=0 removed=0 changed=0 plus=0 minus=0 stats=""
   for f in $(cd steps && for p in "$prev"/* "$step"/*; do echo "${p#*/}"; done | sort -u); do
     a="steps/$prev/$f" b="steps/$step/$f"
+    # A step's own copy of a common/ file (step 10's net.c) counts as a
+    # change to common's, which the step without it builds with.
+    if [ -f "common/$f" ]; then [ -e "$a" ] || a="common/$f"; [ -e "$b" ] || b="common/$f"; fi
     if [ ! -e "$a" ]; then added=$((added + 1)); plus=$((plus + $(lines_of "$b")))
     elif [ ! -e "$b" ]; then removed=$((removed + 1)); minus=$((minus + $(lines_of "$a")))
     elif ! cmp -s "$a" "$b"; then

@@ -4,7 +4,9 @@
 #                             previous one in steps/, whatever its number)
 #   stepdiff.sh "" AA BB      step AA against step BB
 # A stat header first, then the unified diff. Build output is never in
-# steps/, and untracked files are left out, so the diff is the chapter.
+# steps/, and untracked files are left out, so the diff is the chapter. A
+# step's own copy of a common/ file is shown against common's version when
+# the other step has none (it builds with common's).
 # In a terminal the whole of it goes through one pager (git's: GIT_PAGER,
 # core.pager, PAGER, else less), in colour; git would otherwise open its own
 # pager twice, once for the stat and once for the diff.
@@ -40,9 +42,24 @@ for d in "$from" "$to"; do
     cp "$f" "$tmp/$(basename "$d")/${f#"$d"/}"
   done
 done
+# A step's own copy of a common/ file (step 10's net.c) replaces common's in
+# its build, so a step without one builds with common's: that is the side
+# the copy is shown against.
+against=""
+for d in "$from" "$to"; do
+  other=$to; [ "$d" = "$to" ] && other=$from
+  for f in "$d"/*.[ch]; do
+    f=${f##*/}
+    if [ -f "common/$f" ] && [ ! -e "$tmp/$(basename "$other")/$f" ]; then
+      cp "common/$f" "$tmp/$(basename "$other")/$f"
+      against+=" $f"
+    fi
+  done
+done
 cd "$tmp"
 show() { # show COLOUR: the header, the stat and the diff, on stdout
   echo "# $(basename "$from") -> $(basename "$to")"
+  [ -z "$against" ] || echo "# common/'s${against} stand in for the step that holds no copy of them: it builds with those"
   git --no-pager diff --no-index "--color=$1" --stat=100 "$(basename "$from")" "$(basename "$to")" || true
   echo
   git --no-pager diff --no-index "--color=$1" "$(basename "$from")" "$(basename "$to")" || true

@@ -9,7 +9,9 @@
 #   02  steps/02-get-set/ (step 01's files and the chapter's new ones), with
 #       the hash table and the keyspace (SKELETONS_02) reduced to skeletons;
 #       it links common/, chapter 01's library, as every later step does
-#   03+ a copy of the step before the chapter
+#   03+ a copy of the step before the chapter (the previous one in steps/,
+#       whatever its number) and, of common/, a copy of each file the
+#       chapter's step holds its own copy of (step 10's net.c and net.h)
 # A skeleton keeps a file's types, signatures and contract comments and turns
 # every function body into a stub that aborts with "not written yet"
 # (tests/tools/skeleton.py); skeletons are made here, from the real files, and
@@ -79,6 +81,15 @@ elif [ "$num" = 02 ]; then
 else
   cp -r "steps/$prev/." "$dest"
   from="a copy of steps/$prev, the step before chapter $num"
+  # A file of common/ that the chapter's step holds its own copy of (step
+  # 10's net.c) is the chapter's to change: the workspace starts with the
+  # version the step before builds with, common's, which its copy replaces.
+  copies=""
+  for f in "steps/$target"/*.[ch]; do
+    f=${f##*/}
+    if [ -f "common/$f" ] && [ ! -e "$dest/$f" ]; then cp "common/$f" "$dest/$f"; copies+=" $f"; fi
+  done
+  [ -z "$copies" ] || from+=", and common/'s${copies}, which the chapter changes in its own copies"
   compare="diff -ru steps/$target $final"
 fi
 mv "$dest" "$final"

@@ -5,7 +5,8 @@
 #                                every steps/NN-name), each defining
 #                                RedisPlayground (api.js)
 #
-# Each module is the step's own files and common/'s, compiled unchanged by
+# Each module is the step's own files and common/'s (but those common/ files
+# the step holds its own copy of), compiled unchanged by
 # emscripten's emcc, with glue.c in place of main() (glue.c #includes main.c
 # and the files whose private parts it reads, so those are not compiled
 # again here: every "X.c" that glue.c names on an #include or __has_include
@@ -57,8 +58,22 @@ fi
 for step in "$@"; do
   dir="$ROOT/steps/$step"
   [ -f "$dir/main.c" ] || { echo "play: no step $step" >&2; exit 1; }
+  # A step's own copy of a common/ file replaces common's (as the Makefile
+  # builds it): such a step builds from a copy of common/ with its copied
+  # headers in place of common's, so that common's files include them.
+  common="$ROOT/common"
+  own=()
+  for f in "$dir"/*.[ch]; do [ -f "$ROOT/common/$(basename "$f")" ] && own+=("$(basename "$f")"); done
+  if [ ${#own[@]} -gt 0 ]; then
+    common="$ROOT/build/play-common/$step"
+    rm -rf "$common" && mkdir -p "$common" && cp "$ROOT"/common/*.[ch] "$common"/
+    for name in "${own[@]}"; do
+      rm "$common/$name"
+      case $name in *.h) cp "$dir/$name" "$common/" ;; esac
+    done
+  fi
   srcs=()
-  for f in "$dir"/*.c "$ROOT"/common/*.c; do
+  for f in "$dir"/*.c "$common"/*.c; do
     name=$(basename "$f")
     [ "$name" = main.c ] || [ "$name" = el_epoll.c ] || is_included "$name" && continue
     srcs+=("$f")
@@ -71,7 +86,7 @@ for step in "$@"; do
   [ -f "$out" ] && [ $stale -eq 0 ] && continue
   start=$(date +%s%N)
   # shellcheck disable=SC2086 # CFLAGS is a list of flags
-  if ! emcc $CFLAGS -DSTEP_NAME="\"$step\"" -DSTEP_MAIN_C="\"main.c\"" -I"$ROOT/common" -I"$dir" \
+  if ! emcc $CFLAGS -DSTEP_NAME="\"$step\"" -DSTEP_MAIN_C="\"main.c\"" -I"$common" -I"$dir" \
     "$HERE/glue.c" "${srcs[@]}" "${LDFLAGS[@]}" -o "$OUT/$step.module.js"; then
     echo "play: step $step did not compile to WebAssembly (above); its chapter has no live console" >&2
     rm -f "$out" "$OUT/$step.module.js"
