@@ -36,13 +36,13 @@ typedef struct dict_table {
 } dict_table;
 
 struct dict {
-    dict_table table[2];       /* [0] the main table, [1] the new table during a rehash */
-    size_t rehash_index;       /* buckets of table[0] below this one are already moved */
-    size_t metadata_bytes;     /* bytes of caller metadata in a new entry */
-    size_t max_metadata_bytes; /* the most any entry has been given (for prefetching) */
-    const char *expected_key;  /* a key about to be looked up, hashed ahead (dict_expect_key()) */
-    size_t expected_len;       /* its length */
-    uint64_t expected_hash;    /* its dict_hash() */
+    dict_table table[2];      /* [0] the main table, [1] the new table during a rehash */
+    size_t rehash_index;      /* buckets of table[0] below this one are already moved */
+    size_t metadata_bytes;    /* bytes of caller metadata in a new entry */
+    size_t largest_metadata;  /* the most any entry has been given (for prefetching) */
+    const char *expected_key; /* a key about to be looked up, hashed ahead (dict_expect_key()) */
+    size_t expected_len;      /* its length */
+    uint64_t expected_hash;   /* its dict_hash() */
 };
 
 /* The smallest table we ever have, so a tiny dict does not resize on every
@@ -467,7 +467,7 @@ dict_entry *dict_entry_resize_metadata(dict *d, dict_entry *de, size_t metadata_
     if (metadata_bytes > UINT16_MAX)
         panic("dict: %zu metadata bytes per entry is too many", metadata_bytes);
     if (metadata_bytes == de->metadata_bytes) return de;
-    if (metadata_bytes > d->max_metadata_bytes) d->max_metadata_bytes = metadata_bytes;
+    if (metadata_bytes > d->largest_metadata) d->largest_metadata = metadata_bytes;
     dict_table *t;
     dict_entry **link = find_entry_link(d, dict_hash(dict_entry_key(de), de->keylen), de, &t);
     if (link == NULL) panic("dict: dict_entry_resize_metadata on an entry that is not in the dict");
@@ -516,7 +516,7 @@ void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen) {
          * past its end, which a prefetch may name but a pointer may not. */
         size_t key_end = sizeof(dict_entry) + (keylen ? keylen - 1 : 0);
         PREFETCH((const void *)((uintptr_t)de + key_end));
-        PREFETCH((const void *)((uintptr_t)de + key_end + d->max_metadata_bytes));
+        PREFETCH((const void *)((uintptr_t)de + key_end + d->largest_metadata));
     }
 }
 
@@ -533,7 +533,7 @@ dict *dict_create(size_t metadata_bytes) {
         panic("dict: %zu metadata bytes per entry is too many", metadata_bytes);
     dict *d = mem_alloc(sizeof(*d));
     memset(d, 0, sizeof(*d));
-    d->metadata_bytes = d->max_metadata_bytes = metadata_bytes;
+    d->metadata_bytes = d->largest_metadata = metadata_bytes;
     table_init(&d->table[0], DICT_MIN_SIZE);
     return d;
 }
