@@ -222,7 +222,7 @@ static dict_entry *entry_new(dict *d, uint64_t hash, const char *key, size_t len
     de->keylen = (uint32_t)len;
     de->metadata_bytes = (uint16_t)d->metadata_bytes;
     de->hash_tag = hash_tag(hash);
-    memset(dict_entry_metadata(de), 0, d->metadata_bytes);
+    memset((char *)de + sizeof(dict_entry), 0, d->metadata_bytes); /* may be 0 bytes */
     if (len > 0) memcpy((char *)de + sizeof(dict_entry) + d->metadata_bytes, key, len);
     return de;
 }
