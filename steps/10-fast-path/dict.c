@@ -38,7 +38,8 @@ typedef struct dict_table {
 struct dict {
     dict_table table[2];      /* [0] the main table, [1] the new table during a rehash */
     size_t rehash_index;      /* buckets of table[0] below this one are already moved */
-    size_t metadata_bytes;    /* bytes of caller metadata in every entry */
+    size_t metadata_bytes;    /* bytes of caller metadata in a new entry */
+    size_t largest_metadata;  /* the most any entry has been given (for prefetching) */
     const char *expected_key; /* a key about to be looked up, hashed ahead (dict_expect_key()) */
     size_t expected_len;      /* its length */
     uint64_t expected_hash;   /* its dict_hash() */
@@ -182,14 +183,16 @@ uint64_t dict_hash(const char *key, size_t len) {
  * cache misses per lookup. Because the key is copied in, the caller may reuse
  * or free its own buffer as soon as dict_add_or_find() returns.
  *
- * Entries never move once allocated: a rehash relinks them into the other
- * table but keeps their addresses, so callers may hold entry pointers for as
- * long as the key exists. */
+ * A rehash never moves an entry: it relinks it into the other table but
+ * keeps its address, so callers may hold entry pointers for as long as the
+ * key exists. Only the caller moves one, by changing the size of its
+ * metadata (dict_entry_resize_metadata(), below), and it then takes the new
+ * address. */
 
 _Static_assert(sizeof(dict_entry) % 8 == 0, "metadata after the header must be 8-byte aligned");
 
 void *dict_entry_metadata(dict_entry *de) {
-    return (char *)de + sizeof(dict_entry);
+    return de->metadata_bytes ? (char *)de + sizeof(dict_entry) : NULL;
 }
 
 dict_entry *dict_entry_from_metadata(void *metadata) {
@@ -220,7 +223,7 @@ static dict_entry *entry_new(dict *d, uint64_t hash, const char *key, size_t len
     de->keylen = (uint32_t)len;
     de->metadata_bytes = (uint16_t)d->metadata_bytes;
     de->hash_tag = hash_tag(hash);
-    memset(dict_entry_metadata(de), 0, d->metadata_bytes);
+    memset((char *)de + sizeof(dict_entry), 0, d->metadata_bytes); /* may be 0 bytes */
     if (len > 0) memcpy((char *)de + sizeof(dict_entry) + d->metadata_bytes, key, len);
     return de;
 }
@@ -470,6 +473,34 @@ void dict_delete_entry(dict *d, dict_entry *de) {
     unlink_and_free(d, t, link);
 }
 
+/* ============================ Resizing an entry's metadata ============================
+ *
+ * Metadata that only some entries need (the wheel's node, for the keys with
+ * a TTL) is cheaper carried by those entries alone: an entry is one block,
+ * so growing or shrinking its metadata means a new block. The new one is
+ * linked where the old one was, through the same link a deletion finds, so
+ * the chain's order and the table's counts do not change. The key moves
+ * along with the metadata's end, so the block is copied in two parts. */
+
+dict_entry *dict_entry_resize_metadata(dict *d, dict_entry *de, size_t metadata_bytes) {
+    if (metadata_bytes > UINT16_MAX)
+        panic("dict: %zu metadata bytes per entry is too many", metadata_bytes);
+    if (metadata_bytes == de->metadata_bytes) return de;
+    if (metadata_bytes > d->largest_metadata) d->largest_metadata = metadata_bytes;
+    dict_table *t;
+    dict_entry **link = find_entry_link(d, dict_hash(dict_entry_key(de), de->keylen), de, &t);
+    if (link == NULL) panic("dict: dict_entry_resize_metadata on an entry that is not in the dict");
+    dict_entry *moved = mem_alloc(sizeof(dict_entry) + metadata_bytes + de->keylen);
+    size_t kept = metadata_bytes < de->metadata_bytes ? metadata_bytes : de->metadata_bytes;
+    memcpy(moved, de, sizeof(dict_entry) + kept); /* the header and what stays of the metadata */
+    memset((char *)moved + sizeof(dict_entry) + kept, 0, metadata_bytes - kept);
+    moved->metadata_bytes = (uint16_t)metadata_bytes;
+    memcpy((char *)moved + sizeof(dict_entry) + metadata_bytes, dict_entry_key(de), de->keylen);
+    *link = moved;
+    mem_free(de);
+    return moved;
+}
+
 /* ============================ Prefetching ============================ */
 
 /* A hint to the CPU: start loading the cache line at addr. GCC and clang
@@ -488,10 +519,12 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash) {
     }
 }
 
-/* The entry's header, and the end of its key: after the header and the
- * caller's metadata (the timing wheel's 24-byte link), a 16-byte key ends on
- * the entry's second cache line for three entries in four, and a lookup
- * that finds its key compares those bytes. */
+/* The entry's header, and the end of its key, which a lookup that finds its
+ * key compares: it may be on the entry's next cache line. Where the key ends
+ * depends on the entry's metadata, which is in the header that has not
+ * arrived yet, so both places are prefetched: the key's end in an entry
+ * without metadata, and in one with as much as the dict gave its largest
+ * (the timing wheel's 24-byte node); they are often on the same line. */
 void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen) {
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];
@@ -500,8 +533,9 @@ void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen) {
         PREFETCH(de);
         /* In integers: for an entry whose key is shorter, the address is
          * past its end, which a prefetch may name but a pointer may not. */
-        size_t key_end = sizeof(dict_entry) + d->metadata_bytes + (keylen ? keylen - 1 : 0);
+        size_t key_end = sizeof(dict_entry) + (keylen ? keylen - 1 : 0);
         PREFETCH((const void *)((uintptr_t)de + key_end));
+        PREFETCH((const void *)((uintptr_t)de + key_end + d->largest_metadata));
     }
 }
 
@@ -519,7 +553,7 @@ dict *dict_create(size_t metadata_bytes) {
         panic("dict: %zu metadata bytes per entry is too many", metadata_bytes);
     dict *d = mem_alloc(sizeof(*d));
     memset(d, 0, sizeof(*d));
-    d->metadata_bytes = metadata_bytes;
+    d->metadata_bytes = d->largest_metadata = metadata_bytes;
     table_init(&d->table[0], DICT_MIN_SIZE);
     return d;
 }

@@ -11,8 +11,9 @@
  *   - a keyed hash (SipHash-1-2) whose seed is random per process, so a
  *     client cannot choose keys that all land in one bucket;
  *   - entries that carry the key bytes and, optionally, a few bytes of the
- *     caller's own metadata in the same allocation (the timing wheel keeps
- *     each key's link there).
+ *     caller's own metadata in the same allocation, as many as each entry
+ *     needs (the timing wheel keeps its link there, in the entries of the
+ *     keys that have a TTL, and only in those).
  *
  * The dict never looks at values: it stores a void pointer and hands it back.
  * Who frees a value is always the caller's decision. */
@@ -47,7 +48,7 @@ typedef struct dict_entry {
     struct dict_entry *next; /* next entry in the same bucket, NULL at the chain's end */
     void *val;               /* the value; owned by the caller, never touched by the dict */
     uint32_t keylen;         /* key length in bytes (keys are at most 4 GiB - 1) */
-    uint16_t metadata_bytes; /* bytes of caller metadata after this header (same in one dict) */
+    uint16_t metadata_bytes; /* bytes of caller metadata after this header (0: none) */
     uint16_t hash_tag;       /* the top 16 bits of the key's hash */
 } dict_entry;
 
@@ -73,10 +74,10 @@ uint64_t dict_hash(const char *key, size_t len);
 /* The key bytes of an entry: de->keylen of them, not NUL-terminated. */
 const char *dict_entry_key(const dict_entry *de);
 
-/* The entry's caller metadata: metadata_bytes (as given to dict_create())
- * bytes, 8-byte aligned, zero-filled when the entry was inserted, stable for
- * the entry's life (entries never move in memory, even during a rehash).
- * Meaningless when the dict was created with metadata_bytes == 0. */
+/* The entry's caller metadata: de->metadata_bytes bytes, 8-byte aligned,
+ * zero-filled when the entry was inserted or the metadata was added, or NULL
+ * when the entry has none. It stays where it is (a rehash never moves an
+ * entry) until dict_entry_resize_metadata() moves the entry. */
 void *dict_entry_metadata(dict_entry *de);
 
 /* The inverse: the entry whose metadata starts at `metadata`. Lets a callback
@@ -84,10 +85,22 @@ void *dict_entry_metadata(dict_entry *de);
  * node) find the key it belongs to. */
 dict_entry *dict_entry_from_metadata(void *metadata);
 
+/* Give the entry metadata_bytes bytes of metadata instead of the ones it has
+ * (at most 65,535; 0 for none): the entry is reallocated at its new size and
+ * takes the old one's place in its chain, and its address is returned. The
+ * key, val and the first min(old, new) bytes of the metadata are kept; the
+ * bytes added are zero. Afterwards de is freed (unless the size was already
+ * right, when de is returned untouched), so nothing may still point into it:
+ * the caller takes its metadata out of any list first (the wheel: cancel the
+ * node) and keeps the entry's new address. O(chain): one hash, one walk along
+ * the key's chain, one allocation and copy. de must be in d. */
+dict_entry *dict_entry_resize_metadata(dict *d, dict_entry *de, size_t metadata_bytes);
+
 /* ============================ The dict ============================ */
 
 /* A new empty dict whose entries each carry metadata_bytes bytes of caller
- * metadata (0 for none, at most 65,535). Allocates the struct and a 4-bucket
+ * metadata when inserted (0 for none, at most 65,535; an entry's own can then
+ * be changed with dict_entry_resize_metadata()). Allocates the struct and a 4-bucket
  * table; aborts the process if memory is exhausted, as every allocation in
  * dict.c does. */
 dict *dict_create(size_t metadata_bytes);

@@ -12,21 +12,27 @@
 
 /* ==== Scheduling ====
  *
- * A key's expire time is in its timing-wheel node (key_timer(de)->expire_ms,
- * absolute Unix ms, 0 for none), which lives in the key's hash table entry.
- * Giving a key a TTL schedules the node in keyspace.wheel; removing the TTL,
- * or the key, cancels it. Both are O(1) and allocate nothing. */
+ * A key's expire time is in its timing-wheel node (key_expire_ms(de),
+ * absolute Unix ms, 0 for none), which lives in the key's hash table entry,
+ * and only in the entries of keys that have a TTL. Giving a key a TTL adds
+ * the node to the entry (a new, larger block) and schedules it in
+ * keyspace.wheel; removing the TTL cancels it and takes it out of the entry
+ * again. The node is never in the wheel while its entry moves, so no link
+ * of the wheel ever points at a freed block. Moving the deadline of a key
+ * that has one, and deleting the key, only touch the wheel: O(1), with no
+ * allocation. */
 
-void expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms) {
+dict_entry *expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms) {
+    if (key_timer(de) == NULL) de = dict_entry_resize_metadata(ks->keys, de, sizeof(tw_node));
     tw_add(&ks->wheel, key_timer(de), expire_at_ms); /* moves it if already scheduled */
+    return de;
 }
 
-int expire_remove(keyspace *ks, dict_entry *de) {
+dict_entry *expire_remove(keyspace *ks, dict_entry *de) {
     tw_node *timer = key_timer(de);
-    if (timer->expire_ms == 0) return 0;
+    if (timer == NULL) return de;
     tw_cancel(&ks->wheel, timer);
-    timer->expire_ms = 0;
-    return 1;
+    return dict_entry_resize_metadata(ks->keys, de, 0);
 }
 
 /* ==== Lazy expiry ====
@@ -37,7 +43,7 @@ int expire_remove(keyspace *ks, dict_entry *de) {
  * TTL answers -2. The cost is one comparison per lookup. */
 
 int key_is_expired(dict_entry *de, int64_t now_ms) {
-    int64_t when = key_timer(de)->expire_ms;
+    int64_t when = key_expire_ms(de);
     return when != 0 && now_ms > when;
 }
 
@@ -196,7 +202,7 @@ static void expire_generic(client *c, int argc, arg *argv, int unit_ms, int rela
         reply_integer(c, 0);
         return;
     }
-    if (!expire_condition_holds(flags, key_timer(de)->expire_ms, when)) {
+    if (!expire_condition_holds(flags, key_expire_ms(de), when)) {
         reply_integer(c, 0);
         return;
     }
@@ -238,7 +244,7 @@ static void ttl_generic(client *c, arg *key, int unit_ms, int absolute) {
         return;
     }
     server.db.hits++;
-    int64_t when = key_timer(de)->expire_ms;
+    int64_t when = key_expire_ms(de);
     if (when == 0)
         reply_integer(c, -1);
     else if (absolute) /* rounded to nearest without computing when + 500, which could overflow */
@@ -271,5 +277,7 @@ void pexpiretime_command(client *c, int argc, arg *argv) {
 void persist_command(client *c, int argc, arg *argv) {
     (void)argc;
     dict_entry *de = keyspace_find(&server.db, &argv[1], clock_now_ms());
-    reply_integer(c, de ? expire_remove(&server.db, de) : 0);
+    int had_ttl = de && key_timer(de) != NULL;
+    if (had_ttl) expire_remove(&server.db, de);
+    reply_integer(c, had_ttl);
 }

@@ -21,11 +21,14 @@
 #include "keyspace.h"
 #include "net.h"
 
-/* Give the key a TTL, or move it: it is (re)scheduled in the wheel. */
-void expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms);
+/* Give the key a TTL, or move it: it is (re)scheduled in the wheel. A key
+ * that had no TTL gets its entry reallocated with a wheel node: the key's
+ * entry is returned, and de must not be used again. */
+dict_entry *expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms);
 
-/* Drop the key's TTL and unschedule it. Returns 1 if it had one. */
-int expire_remove(keyspace *ks, dict_entry *de);
+/* Drop the key's TTL, if it has one: unschedule it and reallocate its entry
+ * without the node. Returns the key's entry; de must not be used again. */
+dict_entry *expire_remove(keyspace *ks, dict_entry *de);
 
 /* Redis's rule: a key is expired once the clock is strictly past its time. */
 int key_is_expired(dict_entry *de, int64_t now_ms);

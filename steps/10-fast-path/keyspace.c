@@ -36,7 +36,7 @@ static void value_free(void *v) {
 
 void keyspace_init(keyspace *ks, int64_t now_ms) {
     memset(ks, 0, sizeof(*ks));
-    ks->keys = dict_create(sizeof(tw_node));
+    ks->keys = dict_create(0);       /* an entry gets its tw_node with its TTL */
     tw_init(&ks->wheel, now_ms - 1); /* it runs 1 ms behind: see expire_due_keys() */
 }
 
@@ -48,6 +48,11 @@ void keyspace_free(keyspace *ks) {
 
 tw_node *key_timer(dict_entry *de) {
     return dict_entry_metadata(de);
+}
+
+int64_t key_expire_ms(dict_entry *de) {
+    tw_node *timer = key_timer(de);
+    return timer ? timer->expire_ms : 0;
 }
 
 dict_entry *keyspace_find(keyspace *ks, const arg *key, int64_t now_ms) {
@@ -75,7 +80,7 @@ dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t n
         /* Overwriting an expired key replaces a key that no longer existed:
          * count it as expired, as Redis's lookup before the write does. */
         if (key_is_expired(de, now_ms)) ks->expired_keys++;
-        expire_remove(ks, de);
+        de = expire_remove(ks, de);
         value_free(de->val);
     }
     de->val = value_create(val);
@@ -90,8 +95,11 @@ int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms) {
     return 1;
 }
 
+/* The entry is freed with its node: unscheduling it is enough, where
+ * expire_remove() would also shrink the entry. */
 void keyspace_delete_entry(keyspace *ks, dict_entry *de) {
-    expire_remove(ks, de);
+    tw_node *timer = key_timer(de);
+    if (timer) tw_cancel(&ks->wheel, timer);
     value_free(de->val);
     dict_delete_entry(ks->keys, de);
 }
@@ -228,12 +236,12 @@ void set_command(client *c, int argc, arg *argv) {
         if (!o.get) reply_null(c);
         return;
     }
-    int64_t keep = de && o.expiry == SET_EXPIRY_KEEP ? key_timer(de)->expire_ms : 0;
+    int64_t keep = de && o.expiry == SET_EXPIRY_KEEP ? key_expire_ms(de) : 0;
     if (o.expiry == SET_EXPIRY_AT && o.expire_at_ms <= now) {
         if (de) keyspace_delete_entry(&server.db, de); /* expired on arrival */
     } else {
         de = keyspace_set(&server.db, &argv[1], &argv[2], now);
-        if (o.expiry == SET_EXPIRY_AT) expire_set(&server.db, de, o.expire_at_ms);
+        if (o.expiry == SET_EXPIRY_AT) de = expire_set(&server.db, de, o.expire_at_ms);
         if (keep) expire_set(&server.db, de, keep);
     }
     if (!o.get) reply_ok(c);

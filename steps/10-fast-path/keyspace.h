@@ -25,7 +25,7 @@ typedef struct value {
 } value;
 
 typedef struct keyspace {
-    dict *keys;              /* key bytes -> value; each entry's metadata is its tw_node */
+    dict *keys;              /* key bytes -> value; a key with a TTL has a tw_node as metadata */
     timewheel wheel;         /* every key with a TTL, by deadline; must not move */
     uint64_t expired_keys;   /* keys deleted because their time had passed (INFO) */
     uint64_t hits;           /* lookups that found a live key (INFO keyspace_hits) */
@@ -34,11 +34,15 @@ typedef struct keyspace {
 } keyspace;
 
 /* A key's link in the timing wheel, which keeps every key with a TTL in
- * order of deadline (timewheel.h). timer->expire_ms is the key's expire
- * time, absolute Unix ms, or 0 when it has none. The link lives in the key's
- * hash table entry (the dict's per-entry metadata), so scheduling a key
- * allocates nothing and the wheel can hand the entry back when it is due. */
+ * order of deadline (timewheel.h), or NULL when the key has no TTL: only the
+ * entries of keys with a TTL carry one, as the dict's per-entry metadata, so
+ * a key without costs the wheel nothing. timer->expire_ms is the key's
+ * expire time, absolute Unix ms. The wheel can hand the entry back when it
+ * is due; giving a key a TTL or taking it away moves its entry (expire.h). */
 tw_node *key_timer(dict_entry *de);
+
+/* The key's expire time, absolute Unix ms, or 0 when it has none. */
+int64_t key_expire_ms(dict_entry *de);
 
 void keyspace_init(keyspace *ks, int64_t now_ms);
 void keyspace_free(keyspace *ks);

@@ -8,7 +8,7 @@
 #
 #   throughput  throughput.sh: redis-benchmark SET, GET and PING, 50 clients,
 #               without pipelining and with -P 16, a 1,000,000-key random
-#               keyspace loaded beforehand; Redis (twice) and steps 02..08
+#               keyspace loaded beforehand; Redis (twice) and steps 02..10
 #               (01 for PING) interleaved, ROUNDS rounds; throughput and
 #               server CPU time per request
 #   memory      memory.sh: used_memory and RSS per key after loading

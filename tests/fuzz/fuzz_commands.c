@@ -158,14 +158,14 @@ static void check_keyspace(void) {
     dict_iter_init(&it, server.db.keys);
     dict_entry *de;
     while ((de = dict_iter_next(&it)) != NULL) {
-        tw_node *t = key_timer(de);
+        tw_node *t = key_timer(de); /* NULL for a key without a TTL (the fast path) */
         CHECK(de->val != NULL);
-        if (t->expire_ms != 0) {
+        if (t != NULL && t->expire_ms != 0) {
             with_ttl++;
             CHECK(tw_is_scheduled(t));
             if (server.expirer.enabled && now >= max_wall_ms) CHECK(!key_is_expired(de, now));
         } else {
-            CHECK(!tw_is_scheduled(t));
+            CHECK(t == NULL || !tw_is_scheduled(t));
         }
     }
     dict_iter_release(&it);

@@ -478,7 +478,8 @@ static void inspect_dict(dict *d) {
 /* A key's expire time, Unix ms, or 0 when it has none. */
 static int64_t key_expire_at(dict_entry *de) {
 #if defined(TIMEWHEEL_H)
-    return tw_is_scheduled(key_timer(de)) ? key_timer(de)->expire_ms : 0;
+    tw_node *timer = key_timer(de); /* NULL for a key without a TTL (the fast path) */
+    return timer && tw_is_scheduled(timer) ? timer->expire_ms : 0;
 #else
     return ((value *)de->val)->expire_at_ms;
 #endif
