@@ -54,7 +54,8 @@
 EXCHANGE_TIMEOUT_S=10
 # s: a whole run of many requests (a program run by send_as, redis-cli
 # --pipe). The longest, a chapter's suite run by an exercise's grader and
-# redis-benchmark's 200,000 SETs and GETs, took 5 s and 2.7 s here.
+# redis-benchmark's 200,000 SETs and GETs, took 5 s and 2.7 s here (and
+# more than 60 s under make test LOAD=4, so the suites ask for fewer).
 RUN_TIMEOUT_S=60
 # Under valgrind the server runs 20 to 50 times slower (a million SETs
 # through one pipe took 4.9 s here, against 0.8 s).
