@@ -110,7 +110,10 @@ check_half_written() {
 # for a unit test, called:) and MUST_SAY; then undoes the mistake. Timings
 # are printed, in s, measured around make (the stage's start to its end, and
 # the build, already done, in between).
-MISTAKE_WITHIN_S=60
+# A reply that never completes costs each of the stage's checks its
+# exchange's bound (EXCHANGE_TIMEOUT_S, 10 s: expect.bash), so a stage of a
+# dozen checks takes two minutes to fail that way.
+MISTAKE_WITHIN_S=180
 plant_mistake() {
   local num=$1 name=$2 file=$3 script=$4 stage=$5 what=$6 must=${7:-} out status start took
   local path="$tmp/workspace/$name/$file"
