@@ -210,21 +210,23 @@ static uint16_t hash_tag(uint64_t hash) {
 }
 
 /* A new unlinked entry holding a copy of the key, whose hash is `hash`,
- * zeroed metadata and val. Keys are binary-safe: len bytes are copied
- * whatever they are, and len may be 0 (in which case key may be NULL). */
-static dict_entry *entry_new(dict *d, uint64_t hash, const char *key, size_t len, void *val) {
+ * metadata_bytes of zeroed metadata, and val. Keys are binary-safe: len
+ * bytes are copied whatever they are, and len may be 0 (in which case key
+ * may be NULL). */
+static dict_entry *entry_new(uint64_t hash, const char *key, size_t len, size_t metadata_bytes,
+                             void *val) {
     if (len > UINT32_MAX) {
         /* The protocol caps a key at 512 MB long before this. */
         panic("dict: key of %zu bytes is too long", len);
     }
-    dict_entry *de = mem_alloc(sizeof(dict_entry) + d->metadata_bytes + len);
+    dict_entry *de = mem_alloc(sizeof(dict_entry) + metadata_bytes + len);
     de->next = NULL;
     de->val = val;
     de->keylen = (uint32_t)len;
-    de->metadata_bytes = (uint16_t)d->metadata_bytes;
+    de->metadata_bytes = (uint16_t)metadata_bytes;
     de->hash_tag = hash_tag(hash);
-    memset((char *)de + sizeof(dict_entry), 0, d->metadata_bytes); /* may be 0 bytes */
-    if (len > 0) memcpy((char *)de + sizeof(dict_entry) + d->metadata_bytes, key, len);
+    memset((char *)de + sizeof(dict_entry), 0, metadata_bytes); /* may be 0 bytes */
+    if (len > 0) memcpy((char *)de + sizeof(dict_entry) + metadata_bytes, key, len);
     return de;
 }
 
@@ -402,6 +404,14 @@ dict_entry *dict_find(dict *d, const char *key, size_t len) {
 }
 
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed) {
+    return dict_add_or_find_sized(d, key, len, d->metadata_bytes, existed);
+}
+
+dict_entry *dict_add_or_find_sized(dict *d, const char *key, size_t len, size_t metadata_bytes,
+                                   int *existed) {
+    if (metadata_bytes > UINT16_MAX)
+        panic("dict: %zu metadata bytes per entry is too many", metadata_bytes);
+    if (metadata_bytes > d->largest_metadata) d->largest_metadata = metadata_bytes;
     rehash_step(d);
     resize_if_needed(d);
     uint64_t hash = key_hash(d, key, len);
@@ -412,7 +422,7 @@ dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed)
     }
     *existed = 0;
     dict_table *t = &d->table[is_rehashing(d) ? 1 : 0];
-    de = entry_new(d, hash, key, len, NULL);
+    de = entry_new(hash, key, len, metadata_bytes, NULL);
     table_link(t, hash & (t->size - 1), de);
     note_expected_entry(d, key, len, de);
     return de;
@@ -488,7 +498,9 @@ dict_entry *dict_entry_resize_metadata(dict *d, dict_entry *de, size_t metadata_
     if (metadata_bytes == de->metadata_bytes) return de;
     if (metadata_bytes > d->largest_metadata) d->largest_metadata = metadata_bytes;
     dict_table *t;
-    dict_entry **link = find_entry_link(d, dict_hash(dict_entry_key(de), de->keylen), de, &t);
+    int expected = de == d->expected_entry; /* then its hash is known, and it moves */
+    uint64_t hash = expected ? d->expected_hash : dict_hash(dict_entry_key(de), de->keylen);
+    dict_entry **link = find_entry_link(d, hash, de, &t);
     if (link == NULL) panic("dict: dict_entry_resize_metadata on an entry that is not in the dict");
     dict_entry *moved = mem_alloc(sizeof(dict_entry) + metadata_bytes + de->keylen);
     size_t kept = metadata_bytes < de->metadata_bytes ? metadata_bytes : de->metadata_bytes;
@@ -497,6 +509,7 @@ dict_entry *dict_entry_resize_metadata(dict *d, dict_entry *de, size_t metadata_
     moved->metadata_bytes = (uint16_t)metadata_bytes;
     memcpy((char *)moved + sizeof(dict_entry) + metadata_bytes, dict_entry_key(de), de->keylen);
     *link = moved;
+    if (expected) d->expected_entry = moved;
     mem_free(de);
     return moved;
 }
@@ -524,7 +537,8 @@ void dict_prefetch_bucket(const dict *d, uint64_t hash) {
  * depends on the entry's metadata, which is in the header that has not
  * arrived yet, so both places are prefetched: the key's end in an entry
  * without metadata, and in one with as much as the dict gave its largest
- * (the timing wheel's 24-byte node); they are often on the same line. */
+ * (in the server, the timing wheel's 24-byte node and a short value); they
+ * are often on the same line. */
 void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen) {
     for (int i = 0; i < (is_rehashing(d) ? 2 : 1); i++) {
         const dict_table *t = &d->table[i];

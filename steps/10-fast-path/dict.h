@@ -92,8 +92,11 @@ dict_entry *dict_entry_from_metadata(void *metadata);
  * bytes added are zero. Afterwards de is freed (unless the size was already
  * right, when de is returned untouched), so nothing may still point into it:
  * the caller takes its metadata out of any list first (the wheel: cancel the
- * node) and keeps the entry's new address. O(chain): one hash, one walk along
- * the key's chain, one allocation and copy. de must be in d. */
+ * node) and keeps the entry's new address; val is copied as it is, so a val
+ * that points into the metadata is the caller's to point again. O(chain):
+ * one hash (none for the entry a lookup of the expected key returned, which
+ * stays the expected entry at its new address: see dict_expect_key()), one
+ * walk along the key's chain, one allocation and copy. de must be in d. */
 dict_entry *dict_entry_resize_metadata(dict *d, dict_entry *de, size_t metadata_bytes);
 
 /* ============================ The dict ============================ */
@@ -127,6 +130,12 @@ dict_entry *dict_find(dict *d, const char *key, size_t len);
  * fill in. One hash and one chain walk, where a find followed by an insert
  * would do two. May start a resize and does one rehash step. */
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed);
+
+/* The same, but an entry it inserts gets metadata_bytes bytes of zeroed
+ * metadata (at most 65,535) instead of the dict's default: a caller that
+ * knows what a new key's entry will need allocates it once, at its size. */
+dict_entry *dict_add_or_find_sized(dict *d, const char *key, size_t len, size_t metadata_bytes,
+                                   int *existed);
 
 /* Remove an entry the caller holds a pointer to (found with dict_find() or
  * kept since): unlink and free it. Its value is neither freed nor returned:

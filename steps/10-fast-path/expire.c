@@ -23,7 +23,7 @@
  * allocation. */
 
 dict_entry *expire_set(keyspace *ks, dict_entry *de, int64_t expire_at_ms) {
-    if (key_timer(de) == NULL) de = dict_entry_resize_metadata(ks->keys, de, sizeof(tw_node));
+    if (key_timer(de) == NULL) de = key_resize_timer(ks, de, 1);
     tw_add(&ks->wheel, key_timer(de), expire_at_ms); /* moves it if already scheduled */
     return de;
 }
@@ -32,7 +32,7 @@ dict_entry *expire_remove(keyspace *ks, dict_entry *de) {
     tw_node *timer = key_timer(de);
     if (timer == NULL) return de;
     tw_cancel(&ks->wheel, timer);
-    return dict_entry_resize_metadata(ks->keys, de, 0);
+    return key_resize_timer(ks, de, 0);
 }
 
 /* ==== Lazy expiry ====

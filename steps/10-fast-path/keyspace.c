@@ -4,10 +4,10 @@
  * ==== The keyspace ====
  *
  * A thin layer over the hash table: it decides what a value is (its bytes,
- * with what the server keeps about them, in one allocation, so a value costs
- * one malloc and one free) and who frees it (the keyspace, always). The hash
- * table grows with the number of keys, and grows *incrementally*: see dict.c
- * for why a table of a million keys must never be rehashed in one go. */
+ * with their length) and where it lives (in its key's entry when short, see
+ * below), and who frees it (the keyspace, always). The hash table grows with
+ * the number of keys, and grows *incrementally*: see dict.c for why a table
+ * of a million keys must never be rehashed in one go. */
 #include "keyspace.h"
 
 #include <stdio.h>
@@ -23,15 +23,46 @@
 #include "set_fsm.h"
 #include "strnum.h"
 
-static value *value_create(const arg *bytes) {
-    value *v = mem_alloc(sizeof(value) + bytes->len);
-    v->len = (uint32_t)bytes->len;
+/* ==== Where a value lives ====
+ *
+ * A key's entry is one block (dict.h); its metadata, the bytes between the
+ * header and the key, is laid out by this file:
+ *
+ *   +--------+-----------------------+------------------------+-----------+
+ *   | header | tw_node, if a TTL     | value, if at most      | key bytes |
+ *   | 24     | 24                    | VALUE_EMBED_MAX: 4+len | keylen    |
+ *   +--------+-----------------------+------------------------+-----------+
+ *
+ * A short value in its own block would cost a whole malloc chunk (glibc's
+ * smallest is 32 bytes, for abc's 7) and a second cache miss; inside the
+ * entry it often costs nothing, because malloc rounds the entry up anyway.
+ * The node stays first, where dict_entry_from_metadata() finds the entry
+ * from it. de->val points at the value wherever it is, so whether a key has
+ * a node can be read from the two pointers: with no node, an embedded value
+ * starts where the metadata does. VALUE_EMBED_MAX is Redis's limit for the
+ * same trick (OBJ_ENCODING_EMBSTR_SIZE_LIMIT, 44, in Redis 7.0.15's
+ * object.c, where the string's bytes share the block of its robj). */
+
+/* The metadata a value of len bytes takes in its entry: 0 if it has a block
+ * of its own. */
+static size_t value_room(size_t len) {
+    return len <= VALUE_EMBED_MAX ? sizeof(value) + len : 0;
+}
+
+/* A copy of bytes as the entry's value: in the room at `at` (room bytes of
+ * the entry's metadata), or in a new block when there is none. */
+static value *value_put(void *at, size_t room, const arg *bytes) {
+    value *v = room ? at : mem_alloc(sizeof(value) + bytes->len);
+    v->len = (unsigned)bytes->len;
+    v->embedded = room != 0;
     memcpy(v->bytes, bytes->ptr, bytes->len);
     return v;
 }
 
-static void value_free(void *v) {
-    mem_free(v);
+/* An embedded value goes with its entry: only a block of its own is freed. */
+static void value_free(void *val) {
+    value *v = val;
+    if (v && !v->embedded) mem_free(v);
 }
 
 void keyspace_init(keyspace *ks, int64_t now_ms) {
@@ -47,7 +78,27 @@ void keyspace_free(keyspace *ks) {
 }
 
 tw_node *key_timer(dict_entry *de) {
-    return dict_entry_metadata(de);
+    void *metadata = dict_entry_metadata(de);
+    return metadata && de->val != metadata ? metadata : NULL;
+}
+
+dict_entry *key_resize_timer(keyspace *ks, dict_entry *de, int with_timer) {
+    value *v = de->val;
+    size_t room = v->embedded ? sizeof(value) + v->len : 0;
+    size_t timer = with_timer ? sizeof(tw_node) : 0;
+    /* Taking the node away: the value moves to the front before the block
+     * shrinks, since the dict keeps the first bytes of the metadata. */
+    if (room && !with_timer) memmove(dict_entry_metadata(de), v, room);
+    de = dict_entry_resize_metadata(ks->keys, de, timer + room);
+    if (room) {
+        char *metadata = dict_entry_metadata(de);
+        if (with_timer) { /* the value moves behind the new node, zeroed */
+            memmove(metadata + timer, metadata, room);
+            memset(metadata, 0, timer);
+        }
+        de->val = metadata + timer;
+    }
+    return de;
 }
 
 int64_t key_expire_ms(dict_entry *de) {
@@ -70,20 +121,25 @@ value *keyspace_get(keyspace *ks, const arg *key, int64_t now_ms) {
     return de ? de->val : NULL;
 }
 
-/* Store a copy of val under key. An existing key keeps its entry (and so its
- * copy of the key bytes); only the value is replaced, and the old one freed,
- * together with its TTL: a plain SET makes a key persistent again. */
+/* Store a copy of val under key. A new key's entry is allocated with the
+ * room its value takes. An existing key keeps its copy of the key bytes;
+ * the value is replaced, and the old one freed, together with its TTL (a
+ * plain SET makes a key persistent again). Its entry moves only if it must
+ * change size: a value as long as the old one is copied in place. */
 dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t now_ms) {
     int existed;
-    dict_entry *de = dict_add_or_find(ks->keys, key->ptr, key->len, &existed);
+    size_t room = value_room(val->len);
+    dict_entry *de = dict_add_or_find_sized(ks->keys, key->ptr, key->len, room, &existed);
     if (existed) {
         /* Overwriting an expired key replaces a key that no longer existed:
          * count it as expired, as Redis's lookup before the write does. */
         if (key_is_expired(de, now_ms)) ks->expired_keys++;
-        de = expire_remove(ks, de);
+        tw_node *timer = key_timer(de);
+        if (timer) tw_cancel(&ks->wheel, timer);
         value_free(de->val);
+        de = dict_entry_resize_metadata(ks->keys, de, room); /* node and old value dropped */
     }
-    de->val = value_create(val);
+    de->val = value_put(dict_entry_metadata(de), room, val);
     return de;
 }
 

@@ -2,7 +2,8 @@
  *
  * The keyspace maps binary-safe keys to binary-safe values. It is a hash
  * table (dict.c) whose entries hold the key bytes; each entry's value is a
- * `value`: one allocation, described below.
+ * `value`, described below: inside the entry when it is short, an
+ * allocation of its own when it is not.
  *
  * Ownership, the question C makes you answer: the keyspace owns every key and
  * every value. Commands receive their arguments as pointers into the client's
@@ -19,13 +20,20 @@
 #include "net.h"
 #include "timewheel.h"
 
+/* A value of at most VALUE_EMBED_MAX bytes is kept in its key's dict entry,
+ * as part of the entry's metadata, after the wheel's node when the key has
+ * one; a longer one is a block of its own. Either way de->val points at it,
+ * and a command reads it the same way. */
+#define VALUE_EMBED_MAX 44
+
 typedef struct value {
-    uint32_t len; /* length of bytes[] (at most 512 MB, so 32 bits suffice) */
-    char bytes[]; /* the value, binary safe, not NUL-terminated */
+    unsigned len : 31;     /* length of bytes[] (at most 512 MB, so 31 bits suffice) */
+    unsigned embedded : 1; /* 1: it lives in its key's entry, and goes with it */
+    char bytes[];          /* the value, binary safe, not NUL-terminated */
 } value;
 
 typedef struct keyspace {
-    dict *keys;              /* key bytes -> value; a key with a TTL has a tw_node as metadata */
+    dict *keys;              /* key bytes -> value; metadata: [tw_node if a TTL][short value] */
     timewheel wheel;         /* every key with a TTL, by deadline; must not move */
     uint64_t expired_keys;   /* keys deleted because their time had passed (INFO) */
     uint64_t hits;           /* lookups that found a live key (INFO keyspace_hits) */
@@ -40,6 +48,12 @@ typedef struct keyspace {
  * expire time, absolute Unix ms. The wheel can hand the entry back when it
  * is due; giving a key a TTL or taking it away moves its entry (expire.h). */
 tw_node *key_timer(dict_entry *de);
+
+/* Give the entry the room for a wheel node (with_timer 1), zeroed, at the
+ * front of its metadata, or take that room away (0), keeping its value:
+ * the entry moves, and its new address is returned. The node must not be in
+ * the wheel, and the entry must not already be as asked. For expire.c. */
+dict_entry *key_resize_timer(keyspace *ks, dict_entry *de, int with_timer);
 
 /* The key's expire time, absolute Unix ms, or 0 when it has none. */
 int64_t key_expire_ms(dict_entry *de);
