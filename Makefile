@@ -138,9 +138,11 @@ xxhash-header:
 
 # ---- Running one, comparing two ----------------------------------------------
 # SERVER=workspace runs your workspace's build instead (tests/make/workspace.mk).
+# It runs in its build directory: from chapter 08 on, a server keeps its
+# snapshot (dump.rdb) in the directory it runs in.
 ifneq ($(SERVER),workspace)
 run: $(BUILD)/$(or $(STEP_DIR),$(NEWEST))/server
-	$< $(ARGS)
+	cd $(<D) && ./server $(ARGS)
 endif
 diff:
 	@bash tests/tools/stepdiff.sh "$(STEP)" "$(FROM)" "$(TO)"

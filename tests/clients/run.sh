@@ -74,7 +74,7 @@ start_server() {
     if [ "$SERVER" = redis-server ]; then
       redis-server --port "$PORT" --save '' --appendonly no >"$WORK/server.log" 2>&1 &
     else
-      "$SERVER" --port "$PORT" >"$WORK/server.log" 2>&1 &
+      (cd "$WORK" && exec "$SERVER" --port "$PORT") >"$WORK/server.log" 2>&1 & # its snapshot stays in WORK
     fi
     SERVER_PID=$!
     wait_for_pong "$PORT" "$SERVER_PID" && return 0

@@ -63,6 +63,7 @@ import random
 import select
 import socket
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -122,7 +123,10 @@ def wait_ready(port, proc, what):
 
 
 def start(cmd, port, what):
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # In a directory of its own: a server that saves a snapshot on exit
+    # (chapter 08 on) leaves it there, where no other run loads it.
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=tempfile.mkdtemp(prefix="differential-"))
     wait_ready(port, proc, what)
     return proc
 

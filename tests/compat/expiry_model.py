@@ -45,6 +45,7 @@ import os
 import random
 import socket
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -114,7 +115,10 @@ def start_server(binary):
     cmd = [binary, "--port", str(port)]
     if os.path.basename(binary) == "redis-server":
         cmd += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--databases", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # In a directory of its own, where a snapshot saved on exit (chapter 08
+    # on) stays out of every other run's way.
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=tempfile.mkdtemp(prefix="expiry-model-"))
     for _ in range(200):
         if proc.poll() is not None:
             sys.exit("%s exited at start-up" % binary)

@@ -35,21 +35,32 @@ is_reference() {
 # its own, so a test may start a second server (SERVER=redis-server
 # start_server): tests run in subshells, so PORT and SERVER_PID name the
 # suite's server again in the next test and in teardown_file.
+# Each start also has a fresh, empty directory of its own, the server's
+# current directory, exported as SERVER_DIR: a server that writes dump.rdb
+# where it runs (Redis's default dir is ".") writes it there, never in the
+# repository, and never finds another test's snapshot to load. A relative
+# SERVER (build/08-snapshot/server) is resolved first, from where the suite
+# runs.
 start_server() {
-  local log
+  local log dir server=$SERVER
   log=$(mktemp "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.log.XXXXXX") || return 1
-  export SERVER_LOG="$log"
+  dir=$(mktemp -d "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.dir.XXXXXX") || return 1
+  case $log in /*) ;; *) log="$PWD/$log" ;; esac
+  case $dir in /*) ;; *) dir="$PWD/$dir" ;; esac
+  case $server in /*) ;; */*) server="$PWD/$server" ;; esac # a bare name is found on PATH
+  export SERVER_LOG="$log" SERVER_DIR="$dir"
   for _ in 1 2 3 4 5; do
     PORT=$(pick_port) || { echo "start_server: pick_port found no free port" >&2; return 1; }
     export PORT
+    # (cd, then exec: $! is the server's own pid, not a subshell's.)
     if is_reference; then
-      "$SERVER" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --databases 1 \
-        --enable-debug-command yes "$@" >"$log" 2>&1 &
+      (cd "$dir" && exec "$server" --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
+        --databases 1 --enable-debug-command yes "$@") >"$log" 2>&1 &
     elif [ -n "${VALGRIND:-}" ]; then
-      valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
-        --log-file="$log.vg" "$SERVER" --port "$PORT" "$@" >"$log" 2>&1 &
+      (cd "$dir" && exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
+        --error-exitcode=99 --log-file="$log.vg" "$server" --port "$PORT" "$@") >"$log" 2>&1 &
     else
-      "$SERVER" --port "$PORT" "$@" >"$log" 2>&1 &
+      (cd "$dir" && exec "$server" --port "$PORT" "$@") >"$log" 2>&1 &
     fi
     SERVER_PID=$!
     export SERVER_PID

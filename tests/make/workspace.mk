@@ -123,7 +123,7 @@ EXERCISE_NEEDS := $(WS_BIN)
 test: $(WS_BIN) $(WS_UNITS)
 ifeq ($(WS_ASKED),workspace) # else the Makefile's run rule, for a step, stands
 run: $(WS_BIN)
-	$< $(ARGS)
+	cd $(<D) && ./$(<F) $(ARGS)
 endif
 override SERVER := $(CURDIR)/$(WS_BIN)
 endif

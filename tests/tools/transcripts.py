@@ -137,7 +137,10 @@ def start(server):
     for _ in range(5):
         port = free_port()
         log = tempfile.TemporaryFile()
-        proc = subprocess.Popen([server, "--port", str(port)], stdout=log, stderr=log)
+        # In a directory of its own: from chapter 08 on, a server saves its
+        # keys there when it stops, and loads them from there when it starts.
+        proc = subprocess.Popen([os.path.abspath(server), "--port", str(port)], stdout=log,
+                                stderr=log, cwd=tempfile.mkdtemp(prefix="transcripts-"))
         for _ in range(200):
             if proc.poll() is not None:
                 break
