@@ -602,6 +602,23 @@ void dict_free(dict *d, void (*free_val)(void *)) {
     mem_free(d);
 }
 
+/* ============================ Visiting every entry ============================
+ *
+ * Both tables are walked, table[0] then table[1], so an entry is visited
+ * once whether or not it has moved yet. Nothing here rehashes: a snapshot
+ * walks the table while nothing else runs (SAVE), or in a forked child whose
+ * copy of the table no one else changes (BGSAVE). */
+
+int dict_for_each(dict *d, int (*visit)(dict_entry *de, void *ctx), void *ctx) {
+    for (int i = 0; i < 2; i++) {
+        dict_table *t = &d->table[i];
+        for (size_t b = 0; b < t->size; b++)
+            for (dict_entry *de = t->buckets[b]; de != NULL; de = de->next)
+                if (visit(de, ctx) != 0) return -1;
+    }
+    return 0;
+}
+
 /* ============================ Introspection ============================ */
 
 size_t dict_size(const dict *d) {

@@ -165,4 +165,10 @@ void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen);
  * (a DEL, a lazy expiry). dict_expect_key(d, NULL, 0, 0) forgets it. */
 void dict_expect_key(dict *d, const char *key, size_t len, uint64_t hash);
 
+/* Call visit on every entry, in table order, until it returns non-zero;
+ * returns 0 when every entry was visited, -1 when visit stopped it. visit
+ * must not add or delete entries: the walk does no rehash step and keeps
+ * no place that a change could invalidate. */
+int dict_for_each(dict *d, int (*visit)(dict_entry *de, void *ctx), void *ctx);
+
 #endif

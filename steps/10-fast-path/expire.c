@@ -212,6 +212,7 @@ static void expire_generic(client *c, int argc, arg *argv, int unit_ms, int rela
     } else {
         expire_set(&server.db, de, when);
     }
+    server.db.dirty++;
     reply_integer(c, 1);
 }
 
@@ -279,5 +280,6 @@ void persist_command(client *c, int argc, arg *argv) {
     dict_entry *de = keyspace_find(&server.db, &argv[1], clock_now_ms());
     int had_ttl = de && key_timer(de) != NULL;
     if (had_ttl) expire_remove(&server.db, de);
+    server.db.dirty += (uint64_t)had_ttl;
     reply_integer(c, had_ttl);
 }

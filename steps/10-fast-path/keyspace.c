@@ -21,6 +21,7 @@
 #include "reply.h"
 #include "server.h"
 #include "set_fsm.h"
+#include "snapshot.h"
 #include "strnum.h"
 
 /* ==== Where a value lives ====
@@ -140,6 +141,16 @@ dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t n
         de = dict_entry_resize_metadata(ks->keys, de, room); /* node and old value dropped */
     }
     de->val = value_put(dict_entry_metadata(de), room, val);
+    ks->dirty++;
+    return de;
+}
+
+dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val) {
+    int existed;
+    size_t room = value_room(val->len);
+    dict_entry *de = dict_add_or_find_sized(ks->keys, key->ptr, key->len, room, &existed);
+    if (existed) return NULL;
+    de->val = value_put(dict_entry_metadata(de), room, val);
     return de;
 }
 
@@ -148,6 +159,7 @@ int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms) {
     dict_entry *de = keyspace_find(ks, key, now_ms);
     if (de == NULL) return 0;
     keyspace_delete_entry(ks, de);
+    ks->dirty++;
     return 1;
 }
 
@@ -326,13 +338,17 @@ void dbsize_command(client *c, int argc, arg *argv) {
 
 /* FLUSHALL / FLUSHDB [ASYNC | SYNC]: delete every key. Both are the same here,
  * with one database; ASYNC frees in the foreground, which the client cannot
- * tell apart. Client libraries and test harnesses send these to start clean. */
+ * tell apart. Client libraries and test harnesses send these to start clean.
+ * FLUSHALL also replaces the snapshot with an empty one when save points are
+ * set, as Redis's does, so a restart does not bring the keys back. */
 void flushall_command(client *c, int argc, arg *argv) {
     if (argc > 2 || (argc == 2 && !arg_is(&argv[1], "async") && !arg_is(&argv[1], "sync"))) {
         reply_syntax_error(c);
         return;
     }
+    server.db.dirty += keyspace_size(&server.db);
     keyspace_clear(&server.db);
+    if (arg_is(&argv[0], "flushall")) snapshot_after_flushall(&server.snap);
     reply_ok(c);
 }
 

@@ -39,6 +39,7 @@ typedef struct keyspace {
     uint64_t hits;           /* lookups that found a live key (INFO keyspace_hits) */
     uint64_t misses;         /* lookups that found nothing (INFO keyspace_misses) */
     int64_t max_lateness_ms; /* most ms a key outlived the moment it expired (INFO) */
+    uint64_t dirty;          /* writes since the last save (INFO rdb_changes_since_last_save) */
 } keyspace;
 
 /* A key's link in the timing wheel, which keeps every key with a TTL in
@@ -73,6 +74,10 @@ value *keyspace_get(keyspace *ks, const arg *key, int64_t now_ms);
 /* Store a copy of val under key, with no TTL (a plain SET forgets the old
  * one). Returns the key's entry, for the caller to give it a TTL. */
 dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t now_ms);
+
+/* Add a key that is not there yet, with no TTL: a snapshot's key as it is
+ * loaded. Returns its entry, or NULL if the key is already there. */
+dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val);
 
 int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms); /* 1 if it existed */
 void keyspace_delete_entry(keyspace *ks, dict_entry *de);          /* frees entry and value */

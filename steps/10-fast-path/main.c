@@ -68,6 +68,7 @@ static void info_command(client *c, int argc, arg *argv) {
     info_server_section(&r, &facts);
     info_clients_section(&r, &server.net);
     info_memory_section(&r);
+    snapshot_info(&r, &server.snap);
     if (info_stats_section(&r, &server.net)) {
         keyspace_stats_info(&r, &server.db);
         expire_info(&r, &server.expirer, &server.db);
@@ -78,8 +79,13 @@ static void info_command(client *c, int argc, arg *argv) {
 }
 
 /* DEBUG SET-ACTIVE-EXPIRE 0|1: switch active deletion off or on, as in
- * Redis, so tests (and the chapter) can show lazy expiry alone. */
+ * Redis, so tests (and the chapter) can show lazy expiry alone. DEBUG
+ * RELOAD: save, empty and load the snapshot (snapshot.c). */
 static void debug_command(client *c, int argc, arg *argv) {
+    if (argc == 2 && arg_is(&argv[1], "reload")) {
+        snapshot_debug_reload(c);
+        return;
+    }
     if (argc == 3 && arg_is(&argv[1], "set-active-expire")) {
         long long on;
         server.expirer.enabled = string_to_ll(argv[2].ptr, argv[2].len, &on) && on != 0;
@@ -122,6 +128,10 @@ static const command command_table[] = {
     {"persist", 2, persist_command, 1, 1, 1},
     {"debug", -2, debug_command, 0, 0, 0},
     {"digest", 2, digest_command, 1, 1, 1},
+    {"save", 1, save_command, 0, 0, 0},
+    {"bgsave", -1, bgsave_command, 0, 0, 0},
+    {"lastsave", 1, lastsave_command, 0, 0, 0},
+    {"shutdown", -1, shutdown_command, 0, 0, 0},
     {NULL, 0, NULL, 0, 0, 0},
 };
 /* clang-format on */
@@ -130,11 +140,20 @@ static const command command_table[] = {
 
 static void usage(FILE *out) {
     fprintf(out, "Usage: server [--port N] [--bind ADDR] [--client-query-buffer-limit SIZE]\n"
+                 "              [--dir DIR] [--dbfilename NAME] [--save \"S C ...\"]\n"
                  "  --port N     TCP port to listen on (default 6379)\n"
                  "  --bind ADDR  address to listen on (default 127.0.0.1)\n"
                  "  --client-query-buffer-limit SIZE\n"
                  "               close a client holding more input not yet executed: bytes,\n"
                  "               or with k kb m mb g gb (default 1gb, at least 1mb)\n"
+                 "  --dir DIR    where the snapshot is kept (default: here)\n"
+                 "  --dbfilename NAME\n"
+                 "               the snapshot's file name (default dump.rdb)\n"
+                 "  --save \"S C ...\"\n"
+                 "               BGSAVE after S seconds with C changes, for each pair; \"\"\n"
+                 "               for none (default \"" SNAPSHOT_DEFAULT_SAVE "\")\n"
+                 "  --rdb-key-save-delay US\n"
+                 "               sleep US microseconds per key saved (for tests)\n"
                  "  --help       this text\n");
 }
 
@@ -161,6 +180,23 @@ static void parse_flags(int argc, char **argv) {
                 fprintf(stderr, "server: --client-query-buffer-limit '%s': %s\n", argv[i], why);
                 exit(1);
             }
+        } else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
+            server.snap.dir = argv[++i];
+        } else if (strcmp(argv[i], "--dbfilename") == 0 && i + 1 < argc) {
+            server.snap.dbfilename = argv[++i];
+            if (strchr(server.snap.dbfilename, '/') != NULL) {
+                fprintf(stderr, "server: --dbfilename can't be a path, just a filename\n");
+                exit(1);
+            }
+        } else if (strcmp(argv[i], "--save") == 0 && i + 1 < argc) {
+            const char *why;
+            if (!snapshot_parse_save(&server.snap, argv[++i], &why)) {
+                fprintf(stderr, "server: --save '%s': %s\n", argv[i], why);
+                exit(1);
+            }
+        } else if (strcmp(argv[i], "--rdb-key-save-delay") == 0 && i + 1 < argc &&
+                   string_to_ll(argv[i + 1], strlen(argv[i + 1]), &server.snap.key_delay_us)) {
+            i++;
         } else {
             fprintf(stderr, "server: bad argument '%s'\n", argv[i]);
             usage(stderr);
@@ -221,11 +257,18 @@ static void turn_off_malloc_fast_bins(void) {
 int main(int argc, char **argv) {
     /* 1. Settings from the command line. */
     turn_off_malloc_fast_bins();
-    parse_flags(argc, argv);
     server.start_ms = clock_now_ms();
-    seed_hash_function();
     keyspace_init(&server.db, server.start_ms);
+    snapshot_init(&server.snap, &server.db);
+    parse_flags(argc, argv);
+    seed_hash_function();
     wheel_expirer_init(&server.expirer);
+    char err[768];
+    if (snapshot_open(&server.snap, err, sizeof(err)) == -1) {
+        fprintf(stderr, "server: %s\n", err); /* the file is left as it is */
+        keyspace_free(&server.db);
+        return 1;
+    }
 
     /* 2. The event loop and the listening socket. */
     server.loop = el_create();
@@ -237,7 +280,6 @@ int main(int argc, char **argv) {
     net_init(&server.net, server.loop, command_table);
     server.net.query_buffer_limit = server.qbuf_max;
     fastpath_install(&server.fast, &server.net, server.db.keys);
-    char err[256];
     if (net_listen(&server.net, server.bind, server.port, err, sizeof(err)) == -1) {
         fprintf(stderr, "server: %s\n", err);
         keyspace_free(&server.db);
@@ -247,12 +289,16 @@ int main(int argc, char **argv) {
     /* Active expiry before every wait; its hook keeps each wait within the
      * same 100 ms. */
     wheel_expirer_start(&server.expirer, &server.db, server.loop, 100);
+    snapshot_start(&server.snap, server.loop);
     install_signal_handlers();
     printf("%s: ready to accept connections on %s:%d\n", STEP_NAME, server.bind, server.port);
     fflush(stdout);
 
-    /* 3. Serve until SIGINT or SIGTERM. */
-    el_run(server.loop);
+    /* 3. Serve until SIGINT, SIGTERM or SHUTDOWN, and save on the way out;
+     * a save that fails keeps the server serving, as in Redis. */
+    do
+        el_run(server.loop);
+    while (!snapshot_before_exit(&server.snap));
 
     /* 4. Close every connection and free everything, so that a leak checker
      * finds nothing at exit. */

@@ -12,6 +12,7 @@
 #include "fastpath.h"
 #include "keyspace.h"
 #include "net.h"
+#include "snapshot.h"
 
 struct server {
     event_loop *loop;      /* the one event loop */
@@ -23,6 +24,7 @@ struct server {
     int64_t start_ms;      /* Unix ms at start, for INFO's uptime */
     keyspace db;           /* every key and its value (keyspace.h) */
     wheel_expirer expirer; /* active expiry's switch and figures (expire.h) */
+    snapshotter snap;      /* the snapshot file: saving and loading (snapshot.h) */
 };
 
 extern struct server server;

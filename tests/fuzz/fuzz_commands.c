@@ -94,6 +94,16 @@ static int fresh_keyspace;  /* FUZZ_FRESH_KEYSPACE=1 */
 
 /* ==== Set-up, as the step's main() does it ==== */
 
+#ifdef SNAPSHOT_H
+/* The directory the snapshot commands write in, removed at exit. */
+static const char *snapshot_dir;
+
+static void remove_snapshot_dir(void) {
+    unlink(server.snap.dbfilename);
+    if (chdir("/") == 0) rmdir(snapshot_dir);
+}
+#endif
+
 static void server_setup(void) {
     clock_freeze(START_WALL_MS, START_MONO_US);
     max_wall_ms = START_WALL_MS;
@@ -105,6 +115,19 @@ static void server_setup(void) {
     keyspace_init(&server.db, server.start_ms);
     wheel_expirer_init(&server.expirer);
     server.loop = NULL; /* no event loop: nothing on the command path uses it */
+#ifdef SNAPSHOT_H
+    /* From step 08, SHUTDOWN stops the loop (a loop that never runs, here),
+     * and SAVE, BGSAVE and DEBUG RELOAD write files: into a directory of
+     * the fuzzer's own, in memory where there is /dev/shm (fsync() is free
+     * there), with no save points. */
+    server.loop = el_create();
+    snapshot_init(&server.snap, &server.db);
+    server.snap.npoints = 0;
+    static char dir[] = "/dev/shm/fuzz-commands-XXXXXX", tmpdir[] = "/tmp/fuzz-commands-XXXXXX";
+    snapshot_dir = mkdtemp(dir) ? dir : mkdtemp(tmpdir);
+    if (snapshot_dir == NULL || chdir(snapshot_dir) != 0) abort();
+    atexit(remove_snapshot_dir);
+#endif
     net_init(&server.net, NULL, command_table);
 #ifdef FAST_PATH_H /* step 10: the look-ahead reads each read's bytes first */
     fastpath_install(&server.fast, &server.net, server.db.keys);
@@ -280,12 +303,19 @@ typedef struct run_opts {
     int expire_each; /* expiry turn after each command */
 } run_opts;
 
-/* One command, and what the run options do after it. */
-static void execute(client *c, int argc, arg *argv, const run_opts *o) {
+/* One command, and what the run options do after it. Returns the replies
+ * it sends: one, or none for a SHUTDOWN that succeeded (from step 08), after
+ * which the server would exit and the fuzzer carries on. */
+static int execute(client *c, int argc, arg *argv, const run_opts *o) {
     command_execute(c, argc, argv);
+    int replies = 1;
+#ifdef SNAPSHOT_H
+    if (server.snap.exit_ready) server.snap.exit_ready = 0, replies = 0;
+#endif
     c->server->total_commands++;
     if (o->step_ms) move_clock(o->step_ms);
     if (o->expire_each) expiry_turn();
+    return replies;
 }
 
 #ifdef FAST_PATH_H
@@ -302,9 +332,8 @@ static long long run_looked_ahead(client *c, const run_opts *o) {
         CHECK(pc->slot == 0);
         if (pc->argc >= 2)
             dict_expect_key(server.db.keys, pc->argv[1].ptr, pc->argv[1].len, pc->key_hash);
-        execute(c, pc->argc, pc->argv, o);
+        replies += execute(c, pc->argc, pc->argv, o);
         dict_expect_key(server.db.keys, NULL, 0, 0);
-        replies++;
     }
     server.fast.batch_count = server.fast.args_used = 0;
     return replies;
@@ -329,8 +358,7 @@ static int process_read(client *c, const uint8_t *bytes, size_t n, const run_opt
             c->close_after_reply = 1;
             break;
         }
-        execute(c, p->argc, p->argv, o);
-        replies++;
+        replies += execute(c, p->argc, p->argv, o);
     }
     size_t used = parser_consumed(p);
     CHECK(used <= c->query.len);

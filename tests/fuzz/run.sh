@@ -3,11 +3,13 @@
 # run.sh -- build and run the libFuzzer targets.
 #
 #   tests/fuzz/run.sh TARGET SECONDS    one target: fuzz_resp_parser,
-#                                       fuzz_commands or fuzz_set_fsm
+#                                       fuzz_commands, fuzz_set_fsm or
+#                                       fuzz_rdb_load
 #   tests/fuzz/run.sh all SECONDS       every target, SECONDS each, one after
 #                                       the other (fuzz_set_fsm only once
 #                                       steps/07-set-options-fsm/set_fsm.c
-#                                       exists and builds)
+#                                       exists and builds, fuzz_rdb_load
+#                                       once steps/08-snapshot/rdb.c does)
 #
 # For each target: build it with clang -fsanitize=fuzzer,address,undefined
 # into build/fuzz/; replay every saved crash in tests/fuzz/regressions/TARGET/
@@ -41,10 +43,10 @@ ROOT=$(pwd)
 OUT=$ROOT/build/fuzz
 FUZZ_CC=${FUZZ_CC:-clang}
 FUZZ_FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-TARGETS="fuzz_resp_parser fuzz_commands fuzz_set_fsm"
+TARGETS="fuzz_resp_parser fuzz_commands fuzz_set_fsm fuzz_rdb_load"
 
 usage() {
-  echo "usage: tests/fuzz/run.sh {fuzz_resp_parser|fuzz_commands|fuzz_set_fsm|all} SECONDS" >&2
+  echo "usage: tests/fuzz/run.sh {fuzz_resp_parser|fuzz_commands|fuzz_set_fsm|fuzz_rdb_load|all} SECONDS" >&2
   exit 2
 }
 [ $# -eq 2 ] || usage
@@ -115,20 +117,26 @@ build() {
       make_vars "$(basename "$fsm")" >"$log" 2>&1 || return 1
       $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$fsm" tests/fuzz/fuzz_set_fsm.c "$fsm/set_fsm.c" \
         common/strnum.c -o "$OUT/$t" $STEP_LIBS >"$log" 2>&1 || return 2 ;;
+    fuzz_rdb_load)
+      local snap=steps/08-snapshot
+      [ -f "$snap/rdb.c" ] || { echo "$snap/rdb.c does not exist yet" >"$log"; return 2; }
+      make_vars "$(basename "$snap")" >"$log" 2>&1 || return 1
+      $FUZZ_CC $FLAGS $STEP_CFLAGS -Icommon -I"$snap" tests/fuzz/fuzz_rdb_load.c "$snap/rdb.c" \
+        $COMMON_NO_EL -o "$OUT/$t" >"$log" 2>&1 || return 1 ;;
     *) usage ;;
   esac
 }
 
 # replay TARGET: run every saved regression input once; 0 if all pass.
 replay() {
-  local t=$1 dir=tests/fuzz/regressions/$1 f n=0 bad=0
+  local t=$1 dir=$ROOT/tests/fuzz/regressions/$1 f n=0 bad=0
   [ -d "$dir" ] || return 0
   for f in "$dir"/*; do
     [ -f "$f" ] || continue
     case $f in *.md|*.txt) continue ;; esac
     n=$((n + 1))
     if ! FUZZ_FRESH_KEYSPACE=1 "$OUT/$t" -runs=1 "$f" >"$OUT/$t.replay.log" 2>&1; then
-      tap_not_ok "$t: regression $f fails again"
+      tap_not_ok "$t: regression ${f#"$ROOT"/} fails again"
       grep -aE 'ERROR|SUMMARY|invariant|runtime error' "$OUT/$t.replay.log" | head -5 | sed 's/^/#   /'
       bad=$((bad + 1))
     fi
@@ -158,7 +166,7 @@ fuzz() {
   local maxlen=4096
   [ "$t" = fuzz_commands ] && maxlen=8192
   "$OUT/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -max_len=$maxlen \
-    -dict=tests/fuzz/resp.dict -print_final_stats=1 -artifact_prefix="$arts/" \
+    -dict="$ROOT/tests/fuzz/resp.dict" -print_final_stats=1 -artifact_prefix="$arts/" \
     ${FUZZ_ARGS:-} "$work" >"$log" 2>&1
   status=$?
   # libFuzzer's last status line: "#123456 DONE cov: 412 ft: 1830 corp: 310/9Kb ..."
