@@ -274,16 +274,19 @@ static void start_resize(dict *d, size_t new_size) {
     d->rehash_index = 0;
 }
 
-/* Start a resize if table[0] is out of range: full (grow) or under 1/8 full
- * (shrink, so that a table that once held a million keys does not keep 8 MB
- * of empty buckets after they are deleted; the size rule leaves a shrunk
- * table half full too). Called before every insertion, after every deletion,
- * and when a rehash finishes, since keys may have come or gone while it ran. */
-static void resize_if_needed(dict *d) {
+/* Start a resize if table[0] is out of range: full (grow) or, when
+ * may_shrink, under 1/8 full (shrink, so that a table that once held a
+ * million keys does not keep 8 MB of empty buckets after they are deleted;
+ * the size rule leaves a shrunk table half full too). Called before every
+ * insertion, which cannot make a table emptier (so may_shrink is 0 there:
+ * a table dict_expand() sized for a load keeps its size until the keys
+ * arrive), after every deletion, and when a rehash finishes, since keys may
+ * have come or gone while it ran. */
+static void resize_if_needed(dict *d, int may_shrink) {
     if (is_rehashing(d)) return;
     dict_table *t = &d->table[0];
     int full = t->used >= t->size;
-    int too_empty = t->size > DICT_MIN_SIZE && t->used < t->size / 8;
+    int too_empty = may_shrink && t->size > DICT_MIN_SIZE && t->used < t->size / 8;
     if (full || too_empty) start_resize(d, table_size_for(t->used));
 }
 
@@ -329,7 +332,7 @@ static void finish_rehash(dict *d) {
     d->table[0] = d->table[1];
     memset(&d->table[1], 0, sizeof(d->table[1]));
     d->rehash_index = 0;
-    resize_if_needed(d);
+    resize_if_needed(d, 1);
 }
 
 /* Do one bounded step of an ongoing rehash, if any. */
@@ -377,7 +380,7 @@ dict_entry *dict_find(dict *d, const char *key, size_t len) {
 
 dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed) {
     rehash_step(d);
-    resize_if_needed(d);
+    resize_if_needed(d, 0);
     uint64_t hash = dict_hash(key, len);
     dict_entry *de = lookup(d, hash, key, len);
     if (de != NULL) {
@@ -430,7 +433,7 @@ static void unlink_and_free(dict *d, dict_table *t, dict_entry **link) {
     *link = de->next;
     t->used--;
     mem_free(de);
-    resize_if_needed(d);
+    resize_if_needed(d, 1);
 }
 
 void dict_delete_entry(dict *d, dict_entry *de) {
@@ -480,6 +483,26 @@ void dict_free(dict *d, void (*free_val)(void *)) {
     if (d == NULL) return;
     free_all_entries(d, free_val);
     mem_free(d);
+}
+
+/* Make room for `entries` keys at once, as a load that knows how many are
+ * coming does: the table takes the size that many insertions would have
+ * grown it to (the smallest power of two that holds them, one a bucket on
+ * average), so the load pays for no resize and no rehash. An empty dict
+ * takes the new table straight away; one that holds keys starts a resize,
+ * as growing would. Nothing happens while a rehash runs, or when the table
+ * is that large already. */
+void dict_expand(dict *d, size_t entries) {
+    size_t size = DICT_MIN_SIZE;
+    while (size < entries)
+        size *= 2;
+    if (is_rehashing(d) || size <= d->table[0].size) return;
+    if (dict_size(d) == 0) {
+        table_release(&d->table[0]);
+        table_init(&d->table[0], size);
+    } else {
+        start_resize(d, size);
+    }
 }
 
 /* ============================ Visiting every entry ============================

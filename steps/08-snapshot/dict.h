@@ -121,6 +121,10 @@ dict_entry *dict_add_or_find(dict *d, const char *key, size_t len, int *existed)
  * a shrink; one rehash step. */
 void dict_delete_entry(dict *d, dict_entry *de);
 
+/* Make room for `entries` keys in one step, for a load that knows how many
+ * keys are coming (a snapshot's RESIZEDB): see dict.c. */
+void dict_expand(dict *d, size_t entries);
+
 /* Call visit on every entry, in table order, until it returns non-zero;
  * returns 0 when every entry was visited, -1 when visit stopped it. visit
  * must not add or delete entries: the walk does no rehash step and keeps

@@ -282,6 +282,8 @@ int rdb_write_end(rdb_writer *w) {
 typedef struct reader {
     const uint8_t *start, *p, *end;
     rdb_error *err;
+    const rdb_read_calls *calls;
+    void *ctx; /* for the calls */
 } reader;
 
 /* A string read from the file: its bytes are in the file itself (raw), in
@@ -514,7 +516,7 @@ static int read_checksum(reader *r, rdb_file_facts *facts) {
 }
 
 /* One string record: key and value, then the handler. */
-static int read_string_record(reader *r, rdb_key *k, rdb_key_handler *on_key, void *ctx) {
+static int read_string_record(reader *r, rdb_key *k) {
     const uint8_t *at = r->p;
     rdb_string key, val = {0};
     if (read_string(r, &key, "a key")) return -1;
@@ -522,7 +524,7 @@ static int read_string_record(reader *r, rdb_key *k, rdb_key_handler *on_key, vo
     if (rc == 0) {
         const char *why = "the key was refused";
         k->key = key.bytes, k->keylen = key.len, k->val = val.bytes, k->vallen = val.len;
-        if (on_key(ctx, k, &why) != 0) {
+        if (r->calls->on_key(r->ctx, k, &why) != 0) {
             int shown = key.len > 64 ? 64 : (int)key.len;
             rc = fail_at(r, at, "key '%.*s%s': %s", shown, key.bytes, key.len > 64 ? "..." : "",
                          why);
@@ -557,8 +559,13 @@ static int read_opcode(reader *r, const uint8_t *at, uint8_t op, rdb_key *next) 
             return fail_at(r, at, "keys of database %llu: this server has one database, 0",
                            (unsigned long long)n);
         return 1;
-    case RDB_OPCODE_RESIZEDB: /* a size hint; the table grows as keys arrive */
-        return read_plain_len(r, &n, "RESIZEDB") || read_plain_len(r, &n, "RESIZEDB") ? -1 : 1;
+    case RDB_OPCODE_RESIZEDB: {
+        uint64_t with_ttl;
+        if (read_plain_len(r, &n, "RESIZEDB") || read_plain_len(r, &with_ttl, "RESIZEDB"))
+            return -1;
+        if (r->calls->on_size) r->calls->on_size(r->ctx, n, with_ttl);
+        return 1;
+    }
     case RDB_OPCODE_SLOT_INFO:
         for (int i = 0; i < 3; i++)
             if (read_plain_len(r, &n, "SLOT_INFO")) return -1;
@@ -574,9 +581,9 @@ static int read_opcode(reader *r, const uint8_t *at, uint8_t op, rdb_key *next) 
     return 0;
 }
 
-int rdb_read(const uint8_t *file, size_t len, rdb_key_handler *on_key, void *ctx,
+int rdb_read(const uint8_t *file, size_t len, const rdb_read_calls *calls, void *ctx,
              rdb_file_facts *facts, rdb_error *err) {
-    reader r = {file, file, file + len, err};
+    reader r = {file, file, file + len, err, calls, ctx};
     if (read_header(&r, facts)) return -1;
     rdb_key next = {0};
     for (;;) {
@@ -591,7 +598,7 @@ int rdb_read(const uint8_t *file, size_t len, rdb_key_handler *on_key, void *ctx
             if (type_name(op) == NULL) return fail_at(&r, at, "unknown record type 0x%02x", op);
             return refuse_type(&r, at, op);
         }
-        if (read_string_record(&r, &next, on_key, ctx)) return -1;
+        if (read_string_record(&r, &next)) return -1;
         next = (rdb_key){0}; /* an expire time applies to one key only */
     }
 }

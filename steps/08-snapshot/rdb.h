@@ -82,9 +82,15 @@ typedef struct rdb_key {
     int64_t expire_at_ms; /* then, that time: absolute Unix ms, maybe long past */
 } rdb_key;
 
-/* Called for each key read, in file order. Returns 0 to go on, or -1 to
- * stop the read with `why` (a static string) as the error. */
-typedef int rdb_key_handler(void *ctx, const rdb_key *k, const char **why);
+/* What a read calls, with the ctx given to rdb_read().
+ *   on_key   each key, in file order. Returns 0 to go on, or -1 to stop the
+ *            read with `why` (a static string) as the error.
+ *   on_size  (may be NULL) each RESIZEDB: how many keys follow, and how
+ *            many of them have a TTL, so the table can be sized once. */
+typedef struct rdb_read_calls {
+    int (*on_key)(void *ctx, const rdb_key *k, const char **why);
+    void (*on_size)(void *ctx, uint64_t keys, uint64_t with_ttl);
+} rdb_read_calls;
 
 /* Why a file did not load, and where. */
 typedef struct rdb_error {
@@ -98,11 +104,11 @@ typedef struct rdb_file_facts {
     int checksummed; /* 1 if it carried a checksum that was verified */
 } rdb_file_facts;
 
-/* Read a whole file held in memory, calling on_key for each key, in file
- * order. Returns 0, or -1 with err filled in: a truncated file, a bad
- * checksum, an unknown encoding or a type this server does not have
- * (everything but strings) all stop the read where they are found. */
-int rdb_read(const uint8_t *file, size_t len, rdb_key_handler *on_key, void *ctx,
+/* Read a whole file held in memory, making calls as it goes. Returns 0, or
+ * -1 with err filled in: a truncated file, a bad checksum, an unknown
+ * encoding or a type this server does not have (everything but strings)
+ * all stop the read where they are found. */
+int rdb_read(const uint8_t *file, size_t len, const rdb_read_calls *calls, void *ctx,
              rdb_file_facts *facts, rdb_error *err);
 
 #endif

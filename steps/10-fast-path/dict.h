@@ -165,6 +165,10 @@ void dict_prefetch_entry(const dict *d, uint64_t hash, size_t keylen);
  * (a DEL, a lazy expiry). dict_expect_key(d, NULL, 0, 0) forgets it. */
 void dict_expect_key(dict *d, const char *key, size_t len, uint64_t hash);
 
+/* Make room for `entries` keys in one step, for a load that knows how many
+ * keys are coming (a snapshot's RESIZEDB): see dict.c. */
+void dict_expand(dict *d, size_t entries);
+
 /* Call visit on every entry, in table order, until it returns non-zero;
  * returns 0 when every entry was visited, -1 when visit stopped it. visit
  * must not add or delete entries: the walk does no rehash step and keeps

@@ -360,6 +360,14 @@ static int load_key(void *ctx, const rdb_key *k, const char **why) {
     return 0;
 }
 
+/* RESIZEDB: the keys that follow, so the table is sized once, not grown and
+ * rehashed as they arrive (a hint only: keys already expired make it large). */
+static void size_keyspace(void *ctx, uint64_t keys, uint64_t with_ttl) {
+    (void)with_ttl;
+    load_pass *pass = ctx;
+    dict_expand(pass->s->ks->keys, (size_t)keys);
+}
+
 /* The whole of a file, in memory. Returns its length, or -1 with errno. */
 static ssize_t read_whole_file(int fd, uint8_t **out) {
     struct stat st;
@@ -399,7 +407,8 @@ static int load_snapshot(snapshotter *s, char *err, size_t errlen) {
     rdb_file_facts facts;
     rdb_error e;
     s->loaded_keys = s->expired_at_load = 0;
-    int rc = rdb_read(file, (size_t)len, load_key, &pass, &facts, &e);
+    rdb_read_calls calls = {load_key, size_keyspace};
+    int rc = rdb_read(file, (size_t)len, &calls, &pass, &facts, &e);
     mem_free(file);
     if (rc != 0) {
         snprintf(err, errlen, "cannot load %s/%s: offset %zu: %s", cwd, s->dbfilename, e.offset,

@@ -115,7 +115,8 @@ static int read_all(const uint8_t *bytes, size_t len, found *f, rdb_error *err) 
     rdb_file_facts facts;
     memset(f, 0, sizeof(*f));
     memset(err, 0, sizeof(*err));
-    return rdb_read(bytes, len, collect, f, &facts, err);
+    rdb_read_calls calls = {collect, NULL};
+    return rdb_read(bytes, len, &calls, f, &facts, err);
 }
 
 /* A copy of bytes with a correct checksum over everything before the last 8. */

@@ -54,6 +54,8 @@ static int remember(void *ctx, const rdb_key *k, const char **why) {
     return 0;
 }
 
+static const rdb_read_calls remember_calls = {remember, NULL};
+
 /* The second read: each key is written to a file as it arrives. */
 static rdb_writer writer;
 
@@ -74,14 +76,15 @@ static void check_round_trip(const uint8_t *data, size_t size, const seen *first
     rdb_write_start(&writer, fileno(f), &aux);
     rdb_file_facts facts;
     rdb_error err;
-    CHECK(rdb_read(data, size, rewrite, NULL, &facts, &err) == 0);
+    rdb_read_calls rewrite_calls = {rewrite, NULL};
+    CHECK(rdb_read(data, size, &rewrite_calls, NULL, &facts, &err) == 0);
     CHECK(rdb_write_end(&writer) == 0);
     long len = lseek(fileno(f), 0, SEEK_END);
     uint8_t *copy = malloc((size_t)len);
     CHECK(pread(fileno(f), copy, (size_t)len, 0) == len);
     fclose(f);
     seen again = {0};
-    CHECK(rdb_read(copy, (size_t)len, remember, &again, &facts, &err) == 0);
+    CHECK(rdb_read(copy, (size_t)len, &remember_calls, &again, &facts, &err) == 0);
     CHECK(facts.checksummed);
     size_t j = 0;
     for (size_t i = 0; i < first->n; i++) {
@@ -105,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rdb_file_facts facts;
     rdb_error err;
     memset(&err, 0, sizeof(err));
-    if (rdb_read(file, size, remember, &first, &facts, &err) == 0) {
+    if (rdb_read(file, size, &remember_calls, &first, &facts, &err) == 0) {
         CHECK(facts.version >= 1 && facts.version <= RDB_VERSION_MAX_READ);
         if (first.n <= MAX_KEYS) check_round_trip(file, size, &first);
     } else {
