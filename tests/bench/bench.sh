@@ -13,6 +13,9 @@
 #               server CPU time per request
 #   memory      memory.sh: used_memory and RSS per key after loading
 #               1,000,000 small keys, with and without a TTL
+#   snapshot    snapshot.sh: SAVE's wall time, the file's size, the load at
+#               start-up and GET's p99 while BGSAVEs run, on 1,000,000 keys
+#               (half with a TTL): steps 08 and 10 and Redis
 #   callgrind   callgrind.sh: instructions per command (PING, SET, GET) on
 #               step 07 (plain) and step 10 (the fast path), and on Redis
 #               for comparison
@@ -25,7 +28,7 @@
 #   ROUNDS   rounds of the throughput part [5]
 #   N        requests per run without pipelining [200000]
 #   NP       requests per run with -P 16 [1000000]
-#   PARTS    parts to run ["throughput memory callgrind expiry"]; the report
+#   PARTS    parts to run ["throughput memory snapshot callgrind expiry"]; the report
 #            is written from whatever results are in build/bench/results
 #   QUICK=1  a smoke run: 1 round, N=20000, NP=100000, 100,000 keys for memory
 #            and expiry, 2,000 commands under callgrind. Its report goes to
@@ -42,13 +45,15 @@ trap stop_all_servers EXIT
 if [ -n "${QUICK:-}" ]; then
   : "${ROUNDS:=1}" "${N:=20000}" "${NP:=100000}" "${MEM_KEYS:=100000}" "${CG_N:=2000}"
   : "${EXPIRY_KEYS:=100000}" "${BURST_KEYS:=100000}" "${OUT:=build/bench/benchmarks.md}"
+  : "${SNAP_KEYS:=100000}" "${SNAP_N:=50000}"
   : "${IMG_DIR:=build/bench/img}"
 fi
 export ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
 export KEYSPACE=${KEYSPACE:-1000000} MEM_KEYS=${MEM_KEYS:-1000000} CG_N=${CG_N:-10000}
 export EXPIRY_KEYS=${EXPIRY_KEYS:-1000000} BURST_KEYS=${BURST_KEYS:-1000000}
+export SNAP_KEYS=${SNAP_KEYS:-1000000} SNAP_N=${SNAP_N:-300000}
 export OUT=${OUT:-docs/benchmarks.md} IMG_DIR=${IMG_DIR:-docs/img}
-PARTS=${PARTS:-"throughput memory callgrind expiry"}
+PARTS=${PARTS:-"throughput memory snapshot callgrind expiry"}
 export BENCH_BUILD=build/bench
 export RESULTS=$BENCH_BUILD/results
 
@@ -75,7 +80,7 @@ bash tests/tools/deps.sh bench || exit 1
 echo "bench: building optimized servers in $BENCH_BUILD (-O2 -g -DNDEBUG)"
 CFLAGS="-O2 -g -DNDEBUG" make --no-print-directory -s BUILD="$BENCH_BUILD" all || exit 1
 mkdir -p "$RESULTS" "$IMG_DIR" "$(dirname "$OUT")"
-for v in ROUNDS N NP CLIENTS KEYSPACE MEM_KEYS CG_N EXPIRY_KEYS BURST_KEYS; do echo "$v=${!v}"; done \
+for v in ROUNDS N NP CLIENTS KEYSPACE MEM_KEYS CG_N EXPIRY_KEYS BURST_KEYS SNAP_KEYS SNAP_N; do echo "$v=${!v}"; done \
   >"$RESULTS/params"
 
 # ---- The parts --------------------------------------------------------------------
@@ -85,6 +90,7 @@ for part in $PARTS; do
   case $part in
     throughput) bash tests/bench/throughput.sh || exit 1 ;;
     memory) bash tests/bench/memory.sh || exit 1 ;;
+    snapshot) bash tests/bench/snapshot.sh || exit 1 ;;
     callgrind) bash tests/bench/callgrind.sh || exit 1 ;;
     expiry)
       rm -f "$RESULTS/expiry-over-time.txt"

@@ -19,16 +19,26 @@ is_redis() {
 
 # start_server BINARY [LOG]: start it on a free port and wait until it
 # answers PING. Retries on another port if the chosen one was taken meanwhile.
+# It runs in BENCH_DIR when that is set, else in a new empty directory: from
+# chapter 08 on a server keeps its snapshot where it runs. A step that takes
+# --save (08 on) gets --save '' unless BENCH_SAVE is set, as Redis does: no
+# snapshot in the middle of a measurement.
 start_server() {
-  local bin=$1 log=${2:-/dev/null} attempt port pid
+  local bin=$1 log=${2:-/dev/null} attempt port pid dir save=()
+  dir=${BENCH_DIR:-$(mktemp -d)}
+  [ "$(basename "$bin")" = redis-server ] || bin=$(realpath "$bin")
+  if is_redis "$bin" || "$bin" --help 2>/dev/null | grep -q -- '--save'; then
+    save=(--save "${BENCH_SAVE:-}")
+  fi
   for attempt in 1 2 3 4 5; do
     port=$(pick_port) || return 1
     # SERVER_WRAPPER, when set, is a command to run the server under
     # (valgrind ..., or taskset: see pin_cpus); it is split into words.
     if is_redis "$bin"; then
-      ${SERVER_WRAPPER:-} "$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no >"$log" 2>&1 &
+      (cd "$dir" && exec ${SERVER_WRAPPER:-} "$bin" --port "$port" --bind 127.0.0.1 "${save[@]}" \
+        --appendonly no) >"$log" 2>&1 &
     else
-      ${SERVER_WRAPPER:-} "$bin" --port "$port" >"$log" 2>&1 &
+      (cd "$dir" && exec ${SERVER_WRAPPER:-} "$bin" --port "$port" "${save[@]}") >"$log" 2>&1 &
     fi
     pid=$!
     BENCH_PIDS+=("$pid")

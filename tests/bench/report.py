@@ -230,7 +230,7 @@ def machine():
 def results_date():
     """When the newest result was written: the report may be written again
     later, from the same results (PARTS=" " make bench)."""
-    names = ("throughput.tsv", "memory.tsv", "callgrind.tsv", "burst.tsv", "expiry-over-time.txt")
+    names = ("throughput.tsv", "memory.tsv", "snapshot.tsv", "callgrind.tsv", "burst.tsv", "expiry-over-time.txt")
     times = [os.path.getmtime(os.path.join(RESULTS, n)) for n in names
              if os.path.exists(os.path.join(RESULTS, n))]
     return datetime.datetime.fromtimestamp(max(times)).strftime("%Y-%m-%d %H:%M") if times else "-"
@@ -624,6 +624,48 @@ class Callgrind:
         """Redis's count ÷ this server's: above 1, the server executes fewer."""
         ours, redis = self.get(server, cmd, p), self.get("redis", cmd, p)
         return redis / ours if ours and redis else None
+
+
+def snapshot_section(md, summary):
+    """Chapter 08: SAVE, the file, the load, and GET's p99 while BGSAVEs run
+    (tests/bench/snapshot.sh), each against Redis's in the same run."""
+    rows = read_tsv("snapshot.tsv")
+    if not rows:
+        return
+    by = {r["server"]: r for r in rows}
+    redis = by.get("redis")
+    keys = int(rows[0]["keys"])
+    md.append("## Snapshots\n")
+    md.append(f"{keys:,} keys `key:N` = `abc`, every other one with `EX 10000`, loaded as for the memory "
+              "table; then one `SAVE` (its wall time, as `redis-cli` sees it, and the file's size), "
+              "a restart that loads the file (the server's own \"DB loaded from disk\" figure), and "
+              "`redis-benchmark -t get -c 50 -r KEYS` twice: with no save running, and while `BGSAVE`s "
+              "run back to back for the whole run (its 99th percentile, ms). Ratios are ours over "
+              "Redis's; the targets (chapter 08) are at most 1.0 for the times and the p99 during "
+              "`BGSAVE`, and at most 1.05 for the file.\n")
+    md.append("| server | SAVE (ms) | vs Redis | file (bytes) | vs Redis | load (ms) | vs Redis | "
+              "GET p99, quiet (ms) | GET p99 during BGSAVE (ms) | vs Redis | BGSAVEs |")
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    targets = {"save_ms": 1.0, "bytes": 1.05, "load_ms": 1.0, "p99_bgsave_ms": 1.0}
+    for s in order(by):
+        r = by[s]
+        def ratio(field):
+            if s == "redis" or not redis or not num(redis[field]):
+                return None
+            return num(r[field]) / num(redis[field])
+        cells = []
+        for field in ("save_ms", "bytes", "load_ms"):
+            cells += [f"{int(num(r[field])):,}", "1" if s == "redis" else fmt(ratio(field))]
+        cells += [r["p99_ms"], r["p99_bgsave_ms"], "1" if s == "redis" else fmt(ratio("p99_bgsave_ms")),
+                  r["bgsaves"]]
+        md.append(f"| {label(s)} | " + " | ".join(cells) + " |")
+        if s != "redis" and redis:
+            got = {f: ratio(f) for f in targets}
+            summary.append(f"snapshots {label(s)}: " + ", ".join(
+                f"{f.replace('_ms', '').replace('_', ' ')} {fmt(v)}x Redis (target ≤ {targets[f]})"
+                for f, v in got.items() if v is not None) + ": " +
+                ("met" if all(v is not None and v <= targets[f] for f, v in got.items()) else "MISSED"))
+    md.append("")
 
 
 def callgrind_section(md, summary, cg):
@@ -1237,6 +1279,7 @@ def main():
     cg = Callgrind(rows) if rows else None
     throughput_section(md, summary, tp)
     memory_section(md, summary)
+    snapshot_section(md, summary)
     callgrind_section(md, summary, cg)
     expiry_section(md, summary)
     fastpath_section(md, tp, cg)

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# snapshot.sh -- chapter 08's snapshots beside Redis's: for each server, load
+# SNAP_KEYS keys key:N = abc, every other one with EX 10000, then
+#   save_ms      the wall time of one SAVE, as redis-cli sees it
+#   bytes        the size of the file it wrote
+#   load_ms      the server's own figure for loading that file at start-up
+#                ("DB loaded from disk: N seconds", which both print)
+#   p99_ms       redis-benchmark's 99th percentile for GET (50 clients, one
+#                request each at a time) with no save running, and
+#   p99_bgsave_ms the same while BGSAVEs run back to back for the whole run
+# One line per server in $RESULTS/snapshot.tsv. Environment: RESULTS,
+# BENCH_BUILD, SNAP_KEYS (1000000), SNAP_SERVERS (redis 08 10), SNAP_N
+# (GETs per redis-benchmark run, 300000).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/bench/lib.sh
+trap stop_all_servers EXIT
+
+SNAP_KEYS=${SNAP_KEYS:-1000000}
+SNAP_SERVERS=${SNAP_SERVERS:-"redis 08 10"}
+SNAP_N=${SNAP_N:-300000}
+out=$RESULTS/snapshot.tsv
+printf 'server\tkeys\tsave_ms\tbytes\tload_ms\tp99_ms\tp99_bgsave_ms\tbgsaves\n' >"$out"
+
+load_stream() { # n: SET key:i abc, with EX 10000 on every other key
+  awk -v n="$1" 'BEGIN {
+    for (i = 0; i < n; i++) {
+      k = "key:" i
+      if (i % 2)
+        printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nabc\r\n$2\r\nEX\r\n$5\r\n10000\r\n", length(k), k
+      else
+        printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nabc\r\n", length(k), k
+    } }'
+}
+
+# p99 PORT: redis-benchmark's GET p99, in ms (its --csv line: "test","rps",
+# "avg","min","p50","p95","p99","max").
+p99() {
+  redis-benchmark -p "$1" -t get -n "$SNAP_N" -c 50 -r "$SNAP_KEYS" --csv 2>/dev/null |
+    awk -F'"' '$2 == "GET" { print $14 }'
+}
+
+# bgsave_loop PORT: BGSAVE again as soon as the last one ended, until killed;
+# counts the saves started in $1.count.
+bgsave_loop() {
+  local port=$1 n=0
+  while :; do
+    if [ "$(info_field "$port" rdb_bgsave_in_progress)" = 0 ] &&
+      [ "$(redis-cli -p "$port" bgsave 2>/dev/null)" = "Background saving started" ]; then
+      n=$((n + 1))
+      echo "$n" >"$RESULTS/bgsave.count"
+    fi
+    sleep 0.05
+  done
+}
+
+for s in $SNAP_SERVERS; do
+  bin=$(server_binary "$s") || exit 1
+  dir=$(mktemp -d)
+  BENCH_DIR=$dir start_server "$bin" "$dir/first.log" || exit 1
+  port=$SERVER_PORT pid=$SERVER_PID
+  load_stream "$SNAP_KEYS" | redis-cli -p "$port" --pipe >"$dir/pipe.log" 2>&1
+  keys=$(redis-cli -p "$port" dbsize)
+  [ "$keys" = "$SNAP_KEYS" ] || { echo "snapshot: $s holds $keys keys, not $SNAP_KEYS" >&2; exit 1; }
+  t0=$(now_ms)
+  [ "$(redis-cli -p "$port" save)" = OK ] || { echo "snapshot: $s: SAVE failed" >&2; exit 1; }
+  save_ms=$(($(now_ms) - t0))
+  bytes=$(stat -c %s "$dir/dump.rdb")
+  p_quiet=$(p99 "$port")
+  echo 0 >"$RESULTS/bgsave.count"
+  bgsave_loop "$port" &
+  loop=$!
+  p_save=$(p99 "$port")
+  kill "$loop" 2>/dev/null
+  wait "$loop" 2>/dev/null
+  saves=$(cat "$RESULTS/bgsave.count")
+  while [ "$(info_field "$port" rdb_bgsave_in_progress)" = 1 ]; do sleep 0.1; done
+  stop_server "$pid"
+  # The restart loads what SAVE wrote (the BGSAVEs wrote the same keys).
+  BENCH_DIR=$dir start_server "$bin" "$dir/second.log" || exit 1
+  load_s=$(sed -n 's/.*DB loaded from disk: \([0-9.]*\) seconds.*/\1/p' "$dir/second.log" | head -1)
+  loaded=$(redis-cli -p "$SERVER_PORT" dbsize)
+  stop_server "$SERVER_PID"
+  [ "$loaded" = "$SNAP_KEYS" ] || { echo "snapshot: $s loaded $loaded keys, not $SNAP_KEYS" >&2; exit 1; }
+  load_ms=$(awk -v s="$load_s" 'BEGIN { printf "%d", s * 1000 }')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$keys" "$save_ms" "$bytes" "$load_ms" "$p_quiet" \
+    "$p_save" "$saves" >>"$out"
+  printf '  %-6s SAVE %5s ms  %9s bytes  load %5s ms  GET p99 %s ms, %s ms during %s BGSAVEs\n' \
+    "$s" "$save_ms" "$bytes" "$load_ms" "$p_quiet" "$p_save" "$saves"
+  rm -rf "$dir"
+done
+rm -f "$RESULTS/bgsave.count"
