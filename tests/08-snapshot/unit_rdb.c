@@ -222,6 +222,31 @@ END_TEST
 
 /* ==== Reading ==== */
 
+START_TEST(writes_redis_dump_byte_for_byte) {
+    /* Given the AUX values Redis's dump had, the writer produces its 121
+     * bytes exactly, checksum included (the keys in the dump's order). */
+    FILE *f = tmpfile();
+    ck_assert(f != NULL);
+    rdb_aux aux = {1796150576, 1038296, 2, 1};
+    rdb_write_start(&writer, fileno(f), &aux);
+    rdb_write_string_key(&writer, "baz", 3, "qux", 3, 1893456000000);
+    rdb_write_string_key(&writer, "foo", 3, "bar", 3, 0);
+    written w = end_file(&writer, f);
+    size_t first_difference = 0;
+    while (first_difference < w.len && first_difference < sizeof(REDIS_DUMP) &&
+           w.bytes[first_difference] == REDIS_DUMP[first_difference])
+        first_difference++;
+    ck_assert_msg(
+        w.len == sizeof(REDIS_DUMP) && first_difference == w.len,
+        "expected Redis's %zu-byte dump, wrote %zu bytes, the first difference at byte %zu "
+        "(expected 0x%02x, wrote 0x%02x)",
+        sizeof(REDIS_DUMP), w.len, first_difference,
+        first_difference < sizeof(REDIS_DUMP) ? REDIS_DUMP[first_difference] : 0,
+        first_difference < w.len ? w.bytes[first_difference] : 0);
+    free(w.bytes);
+}
+END_TEST
+
 START_TEST(reads_a_redis_dump) {
     found f;
     rdb_error err;
@@ -348,6 +373,7 @@ static Suite *rdb_suite(void) {
     tcase_add_test(tc, lzf_decodes_redis_and_refuses_garbage);
     tcase_add_test(tc, strings_are_encoded_as_redis_does);
     tcase_add_test(tc, lengths_use_all_four_forms);
+    tcase_add_test(tc, writes_redis_dump_byte_for_byte);
     tcase_add_test(tc, reads_a_redis_dump);
     tcase_add_test(tc, round_trip_keeps_every_key);
     tcase_add_test(tc, every_cut_and_every_flip_is_refused_inside_the_file);

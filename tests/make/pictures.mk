@@ -1,10 +1,11 @@
 # pictures.mk -- the chapters' pictures, included by the Makefile.
 #
 # Each picture in docs/img/ is NAME.svg, rendered by Graphviz's dot from its
-# source NAME.dot. Two sources are printed by programs that run the code they
-# picture:
+# source NAME.dot. Three sources are printed by programs that run the code
+# they picture:
 #   tests/tools/draw_resp_frames.c    common/resp.c's parser   01-resp-pipeline.dot
 #   tests/tools/draw_wheel_cascade.c  step 06's timewheel.c    06-wheel-cascade.dot
+#   tests/tools/draw_rdb_bytes.c      step 08's rdb.c writer   08-rdb-bytes.dot
 # and chapter 07's state machine by print_fsm (fsm.mk); the others are
 # written by hand and list the names they show (tests/tools/pictures_check.sh
 # looks them up in the code).
@@ -19,7 +20,8 @@
 #                         now, a plot from what its data draw, or a chapter's
 #                         figure from the data
 
-PICTURE_TOOLS := $(BUILD)/tools/draw_resp_frames $(BUILD)/tools/draw_wheel_cascade
+PICTURE_TOOLS := $(BUILD)/tools/draw_resp_frames $(BUILD)/tools/draw_wheel_cascade \
+                 $(BUILD)/tools/draw_rdb_bytes
 
 $(BUILD)/tools/draw_resp_frames: tests/tools/draw_resp_frames.c common/resp.c common/alloc.c \
                                  common/strnum.c common/panic.c
@@ -29,6 +31,11 @@ $(BUILD)/tools/draw_resp_frames: tests/tools/draw_resp_frames.c common/resp.c co
 $(BUILD)/tools/draw_wheel_cascade: tests/tools/draw_wheel_cascade.c steps/06-timewheel/timewheel.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Isteps/06-timewheel $(filter %.c,$^) -o $@
+
+$(BUILD)/tools/draw_rdb_bytes: tests/tools/draw_rdb_bytes.c steps/08-snapshot/rdb.c common/alloc.c \
+                               common/strnum.c common/panic.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Icommon -Isteps/08-snapshot $(filter %.c,$^) -o $@
 
 .PHONY: pictures pictures-check
 pictures: $(PICTURE_TOOLS)

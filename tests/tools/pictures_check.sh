@@ -6,7 +6,7 @@
 #   pictures_check.sh [--write] TOOLS_DIR
 #
 # Every picture is NAME.svg, rendered by Graphviz's dot from NAME.dot beside
-# it; none is drawn by hand. Two sources are printed by programs that run the
+# it; none is drawn by hand. Three sources are printed by programs that run the
 # code they picture (GENERATED below, built by make into TOOLS_DIR); the
 # others are written by hand and list the names they show, in comment lines
 #   // names in FILE: NAME NAME ...
@@ -37,6 +37,7 @@ IMG=docs/img
 GENERATED=(
   "draw_resp_frames:$IMG/01-resp-pipeline.dot"
   "draw_wheel_cascade:$IMG/06-wheel-cascade.dot"
+  "draw_rdb_bytes:$IMG/08-rdb-bytes.dot"
 )
 
 SCRATCH=$(mktemp -d)
