@@ -145,12 +145,15 @@ dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t n
     return de;
 }
 
-dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val) {
+/* The entry is allocated once, at its final size: with the wheel's node
+ * first when the key will have a TTL (zeroed, as the dict hands out its
+ * metadata), then the value if it is short. */
+dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val, int with_timer) {
     int existed;
-    size_t room = value_room(val->len);
-    dict_entry *de = dict_add_or_find_sized(ks->keys, key->ptr, key->len, room, &existed);
+    size_t room = value_room(val->len), timer = with_timer ? sizeof(tw_node) : 0;
+    dict_entry *de = dict_add_or_find_sized(ks->keys, key->ptr, key->len, timer + room, &existed);
     if (existed) return NULL;
-    de->val = value_put(dict_entry_metadata(de), room, val);
+    de->val = value_put((char *)dict_entry_metadata(de) + timer, room, val);
     return de;
 }
 

@@ -76,8 +76,10 @@ value *keyspace_get(keyspace *ks, const arg *key, int64_t now_ms);
 dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t now_ms);
 
 /* Add a key that is not there yet, with no TTL: a snapshot's key as it is
- * loaded. Returns its entry, or NULL if the key is already there. */
-dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val);
+ * loaded; with_timer when expire_set() will give it one next, so its entry
+ * has the node's room from the start. Returns its entry, or NULL if the key
+ * is already there. */
+dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val, int with_timer);
 
 int keyspace_delete(keyspace *ks, const arg *key, int64_t now_ms); /* 1 if it existed */
 void keyspace_delete_entry(keyspace *ks, dict_entry *de);          /* frees entry and value */

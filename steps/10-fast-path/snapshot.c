@@ -350,7 +350,7 @@ static int load_key(void *ctx, const rdb_key *k, const char **why) {
         return 0;
     }
     arg key = {k->key, k->keylen}, val = {k->val, k->vallen};
-    dict_entry *de = keyspace_add(ks, &key, &val);
+    dict_entry *de = keyspace_add(ks, &key, &val, k->has_expire);
     if (de == NULL) {
         *why = "it appears twice in the file";
         return -1;

@@ -639,12 +639,13 @@ def snapshot_section(md, summary):
     md.append(f"{keys:,} keys `key:N` = `abc`, every other one with `EX 10000`, loaded as for the memory "
               "table; then one `SAVE` (its wall time, as `redis-cli` sees it, and the file's size), "
               "a restart that loads the file (the server's own \"DB loaded from disk\" figure), and "
-              "`redis-benchmark -t get -c 50 -r KEYS` twice: with no save running, and while `BGSAVE`s "
-              "run back to back for the whole run (its 99th percentile, ms). Ratios are ours over "
+              "`redis-benchmark -t get -c 50 -r KEYS` twice: with no save running, and with one `BGSAVE` "
+              "forked 300 ms into the run (its 99th percentile, ms; one fork for every server, since "
+              "each fork stalls every client). Ratios are ours over "
               "Redis's; the targets (chapter 08) are at most 1.0 for the times and the p99 during "
               "`BGSAVE`, and at most 1.05 for the file.\n")
     md.append("| server | SAVE (ms) | vs Redis | file (bytes) | vs Redis | load (ms) | vs Redis | "
-              "GET p99, quiet (ms) | GET p99 during BGSAVE (ms) | vs Redis | BGSAVEs |")
+              "GET p99, quiet (ms) | GET p99 with a BGSAVE (ms) | vs Redis | the BGSAVE (ms) |")
     md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     targets = {"save_ms": 1.0, "bytes": 1.05, "load_ms": 1.0, "p99_bgsave_ms": 1.0}
     for s in order(by):
@@ -657,7 +658,7 @@ def snapshot_section(md, summary):
         for field in ("save_ms", "bytes", "load_ms"):
             cells += [f"{int(num(r[field])):,}", "1" if s == "redis" else fmt(ratio(field))]
         cells += [r["p99_ms"], r["p99_bgsave_ms"], "1" if s == "redis" else fmt(ratio("p99_bgsave_ms")),
-                  r["bgsaves"]]
+                  r["bgsave_ms"]]
         md.append(f"| {label(s)} | " + " | ".join(cells) + " |")
         if s != "redis" and redis:
             got = {f: ratio(f) for f in targets}
