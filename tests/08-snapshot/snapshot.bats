@@ -14,38 +14,16 @@
 # absolute, and deletions are polled for, with a deadline.
 
 load ../helpers/server
+load snapshot
 
 RDB_WRITE="$BATS_TEST_DIRNAME/rdb_write.py"
 START_TIMEOUT_S=30 # a server meant to exit at start-up: killed after this
 
 teardown() { stop_server; }
 
-# new_dir: a fresh, empty directory for a test's snapshots (--dir).
-new_dir() {
-  mktemp -d "$BATS_TEST_TMPDIR/dir.XXXXXX"
-}
-
 # info_field NAME: one field of INFO persistence, alone.
 info_field() {
   rcli info persistence | tr -d '\r' | sed -n "s/^$1://p"
-}
-
-# send_info [SECTION]: INFO SECTION (persistence; "all" for every section),
-# CRs removed, kept in INFO_TEXT for expect_field; one request for several
-# checks, since on a busy machine each redis-cli may take 100 ms or more.
-info_text() {
-  if [ "$1" = all ]; then rcli info; else rcli info "$1"; fi | tr -d '\r'
-}
-send_info() {
-  send_as "redis-cli INFO ${1:-persistence} (CRs removed)" info_text "${1:-persistence}"
-  INFO_TEXT=$output
-}
-
-# expect_field NAME WANT: field NAME of the last send_info's reply is WANT.
-expect_field() {
-  local got=""
-  if [[ $'\n'"$INFO_TEXT"$'\n' =~ $'\n'"$1":([^$'\n']*)$'\n' ]]; then got=${BASH_REMATCH[1]}; fi
-  expect_eq "INFO field $1" "$got" "$2"
 }
 
 # info_value NAME: that field's value, for a later comparison.
@@ -87,35 +65,9 @@ wait_until() {
   done
 }
 
-# sleep_until_ms AT: sleep until the wall clock reads AT (Unix ms) or later.
-# Only to let a deadline pass while the server is down or not looking: the
-# checks after it ask the server what it did, and poll for what takes time.
-sleep_until_ms() {
-  local left=$(($1 - $(now_ms)))
-  if [ "$left" -gt 0 ]; then sleep "$((left / 1000)).$(printf '%03d' $((left % 1000)))"; fi
-}
-
 # clock_past SECONDS: the wall clock reads more than SECONDS (Unix time).
 clock_past() {
   test "$(date +%s)" -gt "$1"
-}
-
-# cli_lines LINE...: the lines on one connection, as redis-cli reads commands
-# from its standard input, where a "..." argument may hold \x00, \r and \n
-# escapes; typed replies (--no-raw: "v", (integer) 1, (nil)), one a line.
-cli_lines() {
-  printf '%s\n' "$@" | redis-cli -p "$PORT" --no-raw
-}
-
-# send_lines LINE...: cli_lines, shown as the lines joined by " | ", a line
-# over 160 characters cut short.
-send_lines() {
-  local line shown=""
-  for line in "$@"; do
-    if [ "${#line}" -gt 160 ]; then line="${line:0:100}...(${#line} characters)"; fi
-    shown+="${shown:+ | }$line"
-  done
-  send_as "redis-cli --no-raw, reading the lines: $shown" cli_lines "$@"
 }
 
 # find_child: the server's child process (a BGSAVE's), left in CHILD.
