@@ -153,7 +153,8 @@ dict_entry *keyspace_add(keyspace *ks, const arg *key, const arg *val, int with_
     size_t room = value_room(val->len), timer = with_timer ? sizeof(tw_node) : 0;
     dict_entry *de = dict_add_or_find_sized(ks->keys, key->ptr, key->len, timer + room, &existed);
     if (existed) return NULL;
-    de->val = value_put((char *)dict_entry_metadata(de) + timer, room, val);
+    char *metadata = dict_entry_metadata(de); /* NULL when the entry has none */
+    de->val = value_put(metadata ? metadata + timer : NULL, room, val);
     return de;
 }
 
