@@ -58,9 +58,11 @@ the exact millisecond is allowed to differ by that much and no more:
 Nothing else is relaxed: every other reply, error text included, must be
 byte for byte Redis's.
 """
+import atexit
 import os
 import random
 import select
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -124,9 +126,15 @@ def wait_ready(port, proc, what):
 
 def start(cmd, port, what):
     # In a directory of its own: a server that saves a snapshot on exit
-    # (chapter 08 on) leaves it there, where no other run loads it.
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=tempfile.mkdtemp(prefix="differential-"))
+    # (chapter 08 on) leaves it there, where no other run loads it. A
+    # relative path (build/08-snapshot/server) is resolved from here first;
+    # a bare name (redis-server) is found on PATH.
+    # The directory goes when this script ends, after its servers.
+    if os.sep in cmd[0]:
+        cmd = [os.path.abspath(cmd[0])] + cmd[1:]
+    where = tempfile.mkdtemp(prefix="differential-")
+    atexit.register(shutil.rmtree, where, True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=where)
     wait_ready(port, proc, what)
     return proc
 

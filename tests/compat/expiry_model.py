@@ -41,8 +41,10 @@ Prints "N operations checked, M violations", how many replies were about a
 key within 50 ms of its deadline (so the test did probe the edge), and the
 first violations with the key's recent history. Exits 1 on any violation.
 """
+import atexit
 import os
 import random
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -116,9 +118,14 @@ def start_server(binary):
     if os.path.basename(binary) == "redis-server":
         cmd += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--databases", "1"]
     # In a directory of its own, where a snapshot saved on exit (chapter 08
-    # on) stays out of every other run's way.
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=tempfile.mkdtemp(prefix="expiry-model-"))
+    # on) stays out of every other run's way; a relative path is resolved
+    # from here first (a bare name, redis-server, is found on PATH).
+    # The directory goes when this script ends, after its server.
+    if os.sep in binary:
+        cmd[0] = os.path.abspath(binary)
+    where = tempfile.mkdtemp(prefix="expiry-model-")
+    atexit.register(shutil.rmtree, where, True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=where)
     for _ in range(200):
         if proc.poll() is not None:
             sys.exit("%s exited at start-up" % binary)

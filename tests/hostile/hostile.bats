@@ -54,16 +54,20 @@ slow_build() { [ -n "${VALGRIND:-}" ]; }
 own_server() {
   OWN_LOG="$BATS_TEST_TMPDIR/own-server.log"
   OWN_PID=""
+  local server=$SERVER
+  case $server in /*) ;; */*) server="$PWD/$server" ;; esac # a bare name is found on PATH
   for _ in 1 2 3 4 5; do # another port if the chosen one was taken meanwhile
     OWN_PORT=$(pick_port)
+    # In the test's own directory, as start_server does: from chapter 08
+    # on, a server saves its snapshot where it runs when SIGTERM stops it.
     if is_reference; then
-      (ulimit -n "$1" && exec "$SERVER" --port "$OWN_PORT" --bind 127.0.0.1 --save '' \
+      (cd "$BATS_TEST_TMPDIR" && ulimit -n "$1" && exec "$server" --port "$OWN_PORT" --bind 127.0.0.1 --save '' \
         --appendonly no --maxclients $(($1 - 40)) "${@:2}") >"$OWN_LOG" 2>&1 &
     elif [ -n "${VALGRIND:-}" ]; then
-      (ulimit -n "$1" && exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
-        --error-exitcode=99 "$SERVER" --port "$OWN_PORT" "${@:2}") >"$OWN_LOG" 2>&1 &
+      (cd "$BATS_TEST_TMPDIR" && ulimit -n "$1" && exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
+        --error-exitcode=99 "$server" --port "$OWN_PORT" "${@:2}") >"$OWN_LOG" 2>&1 &
     else
-      (ulimit -n "$1" && exec "$SERVER" --port "$OWN_PORT" "${@:2}") >"$OWN_LOG" 2>&1 &
+      (cd "$BATS_TEST_TMPDIR" && ulimit -n "$1" && exec "$server" --port "$OWN_PORT" "${@:2}") >"$OWN_LOG" 2>&1 &
     fi
     OWN_PID=$!
     for _ in $(seq 1 400); do

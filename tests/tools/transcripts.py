@@ -25,10 +25,12 @@ except in a block whose paragraph before it says to paste it. A TTL or PTTL
 may then be lower by the time that passed, never expired or missing. It is
 slow (a few minutes), so make test does not run it.
 """
+import atexit
 import glob
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -139,8 +141,11 @@ def start(server):
         log = tempfile.TemporaryFile()
         # In a directory of its own: from chapter 08 on, a server saves its
         # keys there when it stops, and loads them from there when it starts.
+        # The directory goes when this script ends, after its servers.
+        where = tempfile.mkdtemp(prefix="transcripts-")
+        atexit.register(shutil.rmtree, where, True)
         proc = subprocess.Popen([os.path.abspath(server), "--port", str(port)], stdout=log,
-                                stderr=log, cwd=tempfile.mkdtemp(prefix="transcripts-"))
+                                stderr=log, cwd=where)
         for _ in range(200):
             if proc.poll() is not None:
                 break
