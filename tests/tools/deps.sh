@@ -17,14 +17,14 @@
 #                     nothing is missing (docs/scripts/ use the benchmarks')
 #
 # Building and running a server needs only a C compiler and make (and, for
-# steps 07 and 10, libxxhash's header). What uses each tool:
+# steps 07, 08 and 10, libxxhash's header). What uses each tool:
 #   Check, found through pkg-config    the unit tests
 #   bats, redis-cli, redis-benchmark   the black-box suites (the client
 #                                      they talk through)
 #   redis-server                       the reference run, proving the suites
 #                                      encode Redis's behaviour
 #   python3                            raw-socket tests, the docs checks
-#   libxxhash                          steps 07 and 10 (DIGEST)
+#   libxxhash                          steps 07, 08 and 10 (DIGEST)
 #   graphviz, gnuplot                  make pictures-check (part of make
 #                                      test) draws the pictures and plots again
 #   valgrind                           make valgrind, make bench (callgrind)

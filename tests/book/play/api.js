@@ -8,6 +8,7 @@
  *   server.send("*1\r\n$4\r\nPING\r\n") // Uint8Array of the reply's bytes
  *   server.pause(); server.advance(1000); server.now(); server.resume();
  *   server.inspect()                  // the chapter's structures, as an object
+ *   server.takeLog()                  // the lines the server printed (its log) since the last call
  *
  * build.sh appends this file to every step's module, so a page may load
  * several steps: the first copy defines RedisPlayground, and each module
@@ -235,15 +236,22 @@ var RedisPlayground = typeof RedisPlayground !== "undefined" ? RedisPlayground :
   /* ---- One server ---- */
 
   class Server {
-    constructor(step, mod) {
+    constructor(step, mod, log) {
       this.step = step;
       this.mod = mod;
+      this.log = log;
       this.running = false;
       this.listeners = [];
       this.timer = null;
       this.lastReal = 0;
       this.carry = 0;
-      mod._play_start();
+      if (mod._play_start() !== 0) throw new Error("the server did not start: " + log.join("; "));
+    }
+
+    /* What the server printed since the last call, one line each: its log
+     * (from chapter 08 on, what it says about its saves and loads). */
+    takeLog() {
+      return this.log.splice(0, this.log.length);
     }
 
     /* Bytes in, as if read from the connection; the reply's bytes out. */
@@ -344,6 +352,7 @@ var RedisPlayground = typeof RedisPlayground !== "undefined" ? RedisPlayground :
     }
   }
   Server.TICK_MS = 50;
+  Server.LOG_KEPT = 1000;
 
   return {
     /* Reply bytes (from send()) as redis-cli prints them, one reply a line. */
@@ -358,7 +367,14 @@ var RedisPlayground = typeof RedisPlayground !== "undefined" ? RedisPlayground :
     async start(step) {
       const factory = factories[step];
       if (!factory) throw new Error("RedisPlayground: no module for step " + step + " on this page");
-      const server = new Server(step, await factory());
+      /* The server's stdout and stderr, kept for takeLog() (the last
+       * LOG_KEPT lines, for a page that never asks). */
+      const log = [];
+      const keep = (line) => {
+        log.push(line);
+        if (log.length > Server.LOG_KEPT) log.shift();
+      };
+      const server = new Server(step, await factory({print: keep, printErr: keep}), log);
       server.resume();
       return server;
     },

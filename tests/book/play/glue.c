@@ -42,9 +42,34 @@
  *     step's own function (chapter 07 draws the last SET's path through the
  *     state machine's table from them).
  *
+ * From chapter 08 on, the server keeps a snapshot file. The page has no
+ * disk, but emscripten's in-memory filesystem (MEMFS) has open(), write(),
+ * fsync(), rename() and chdir(): the step's own snapshot.c runs unchanged,
+ * and its dump.rdb lives in the page's memory, in /, for as long as the page
+ * (CONFIG GET dir answers "/"). What that gives and what it cannot:
+ *   - SAVE, DEBUG RELOAD, LASTSAVE, INFO persistence and CONFIG GET dir,
+ *     dbfilename and save work as on a native server: SAVE writes
+ *     temp-<pid>.rdb, fsyncs it and renames it over dump.rdb; DEBUG RELOAD
+ *     saves, empties the keyspace and loads the file back (the load at
+ *     start-up runs too, and finds no file in a new page).
+ *   - BGSAVE cannot: a browser has no processes, and emscripten's fork()
+ *     fails with ENOSYS. The server does what it does when fork() fails:
+ *     it answers "-ERR", logs "Can't save in background: fork: Function not
+ *     implemented" and counts the BGSAVE failed (INFO's
+ *     rdb_last_bgsave_status:err, until the next save succeeds). The save
+ *     points' BGSAVEs fail the same way, retried every 5 s of the page's
+ *     clock as Redis retries them. Nothing here fakes a child: chapter 08 is
+ *     about what fork() gives, and the page says it has none.
+ *   - SHUTDOWN saves as the save points or its option say and stops the
+ *     loop, but there is no process to end: the page's server goes on
+ *     serving, its keys still in memory (play.js says so in the console).
+ * The server's log (what it prints) goes to api.js, which the page shows in
+ * its console, so the reader sees why BGSAVE failed; play_inspect()'s
+ * "snapshot" gives the file's size in MEMFS and the saves' figures.
+ *
  * The features are found from the step's headers (KEYSPACE_H, EXPIRE_H,
- * ACTIVE_EXPIRE_H, TIMEWHEEL_H, SET_FSM_H, FAST_PATH_H), so a new step that
- * keeps them needs nothing here. */
+ * ACTIVE_EXPIRE_H, TIMEWHEEL_H, SET_FSM_H, FAST_PATH_H, SNAPSHOT_H), so a
+ * new step that keeps them needs nothing here. */
 #define _POSIX_C_SOURCE 200809L
 #include <emscripten.h>
 #include <fcntl.h>
@@ -52,6 +77,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Private parts read by the inspection: the event loop's, and the dict's. */
@@ -190,8 +216,10 @@ static void loop_turn(void) {
     play.turns++;
 }
 
-/* The set-up of the step's main(), without the socket and the signals. */
-static void server_setup(void) {
+/* The set-up of the step's main(), without the socket and the signals.
+ * Returns 0, or -1 when the step's main() would have exited (chapter 08: a
+ * snapshot it cannot load). */
+static int server_setup(void) {
     char *argv[] = {"server", NULL};
     server.start_ms = clock_now_ms();
 #if defined(ACTIVE_EXPIRE_H)
@@ -204,10 +232,23 @@ static void server_setup(void) {
     seed_hash_function();
 #if defined(TIMEWHEEL_H)
     keyspace_init(&server.db, server.start_ms);
+#if defined(SNAPSHOT_H)
+    /* Chapter 08: dump.rdb, in the page's MEMFS. main() calls it before
+     * parse_flags(), whose --dir and the rest it would otherwise reset;
+     * the page gives no flag, so here it may come after. */
+    snapshot_init(&server.snap, &server.db);
+#endif
     wheel_expirer_init(&server.expirer);
 #else
     keyspace_init(&server.db);
 #endif
+#endif
+#if defined(SNAPSHOT_H)
+    char err[768];
+    if (snapshot_open(&server.snap, err, sizeof(err)) == -1) {
+        fprintf(stderr, "server: %s\n", err);
+        return -1;
+    }
 #endif
 #if defined(ACTIVE_EXPIRE_H)
     uint64_t sampler_seed;
@@ -225,18 +266,23 @@ static void server_setup(void) {
 #elif defined(EXPIRE_BUDGET_KEYS)
     wheel_expirer_start(&server.expirer, &server.db, server.loop, 100);
 #endif
+#if defined(SNAPSHOT_H)
+    snapshot_start(&server.snap, server.loop); /* the save points, checked by its cron */
+#endif
     el_set_before_sleep(server.loop, one_turn_hook, NULL); /* in the step's hook's place */
+    return 0;
 }
 
 /* ==== The API (api.js calls these) ==== */
 
 /* Start the server: the clock is frozen at the real time now, and from then
- * on moves only through play_advance(). */
+ * on moves only through play_advance(). Returns 0, or -1 when the server
+ * could not start (it has said why on stderr). */
 EMSCRIPTEN_KEEPALIVE int play_start(void) {
     if (play.started) return 0;
     play.started = 1;
     clock_freeze(clock_now_ms(), clock_mono_us());
-    server_setup();
+    if (server_setup() != 0) return -1;
     play.console = console_connect();
     loop_turn();
     return 0;
@@ -653,6 +699,25 @@ static void inspect_set_path(void) {
 }
 #endif
 
+#if defined(SNAPSHOT_H)
+/* Chapter 08: the snapshot file in the page's memory, and the saves. */
+static void inspect_snapshot(const snapshotter *s) {
+    struct stat st;
+    char cwd[256];
+    json_raw(",\"snapshot\":{\"dir\":");
+    json_cstr(getcwd(cwd, sizeof(cwd)) ? cwd : s->dir);
+    json_raw(",\"dbfilename\":");
+    json_cstr(s->dbfilename);
+    json_fmt(",\"file_bytes\":%lld,\"saves\":%llu,\"lastsave\":%lld,\"changes_since_save\":%llu,"
+             "\"last_bgsave_ok\":%d,\"bgsave_in_progress\":%d,\"loaded_keys\":%llu,"
+             "\"expired_at_load\":%llu}",
+             stat(s->dbfilename, &st) == 0 ? (long long)st.st_size : -1LL,
+             (unsigned long long)s->saves, (long long)s->lastsave_s,
+             (unsigned long long)s->ks->dirty, s->last_bgsave_ok, s->child != 0,
+             (unsigned long long)s->loaded_keys, (unsigned long long)s->expired_at_load);
+}
+#endif
+
 /* JSON of everything the page draws; valid until the next call. */
 EMSCRIPTEN_KEEPALIVE const char *play_inspect(void) {
     play.json.len = 0;
@@ -680,6 +745,9 @@ EMSCRIPTEN_KEEPALIVE const char *play_inspect(void) {
 #endif
 #if defined(SET_FSM_H)
     inspect_set_path();
+#endif
+#if defined(SNAPSHOT_H)
+    inspect_snapshot(&server.snap);
 #endif
     json_raw("}");
     buf_append(&play.json, "", 1); /* the NUL api.js reads up to */

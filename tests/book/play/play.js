@@ -86,6 +86,27 @@
     out.scrollTop = out.scrollHeight;
   }
 
+  /* The server's log (what it prints; from chapter 08 on, its saves and
+   * loads), each line under what caused it. A line that shows what a page
+   * cannot do as a native server does is explained, once per page. */
+  const PAGE_LIMITS = [
+    [/Can't save in background: fork:/, "(a web page has no processes, so fork() fails here: BGSAVE, and the save " +
+      "points' background saves, cannot start their child. SAVE and DEBUG RELOAD work: they write dump.rdb into " +
+      "the page's in-memory files.)"],
+  ];
+  const explained = new Set();
+  function showLog() {
+    for (const line of server.takeLog()) {
+      print(line, "play-note play-log");
+      for (const [re, why] of PAGE_LIMITS) {
+        if (re.test(line) && !explained.has(why)) {
+          explained.add(why);
+          print(why, "play-note");
+        }
+      }
+    }
+  }
+
   /* One line typed at the prompt: shown, run, answered. */
   function run(line) {
     print("redis> " + line, "play-cmd");
@@ -97,6 +118,12 @@
     const reply = server.command(line);
     if (reply !== "") print(reply, /^\(error\)/.test(reply) ? "play-err" : "");
     if (server.closed) print("(the server closed the connection; the console connected again)", "play-note");
+    showLog();
+    if (/^\s*shutdown\b/i.test(line) && reply === "") {
+      print("(a native server has exited now, after saving as its save points or the option say; this page's " +
+        "server has no process to end and goes on serving, its keys still in memory. DEBUG RELOAD makes the " +
+        "round trip a restart makes: save, empty, load.)", "play-note");
+    }
     if (before) drawing.afterCommand(line, reply, before);
     redraw(true);
     return reply;
@@ -109,6 +136,7 @@
     const reply = RedisPlayground.formatReplies(server.send(text));
     if (reply !== "") print(reply, /^\(error\)/.test(reply) ? "play-err" : "");
     if (server.closed) print("(the server closed the connection; the console connected again)", "play-note");
+    showLog();
     redraw(true);
   }
 
@@ -481,7 +509,42 @@
     },
   };
 
+  /* 08: the snapshot in the page's memory (glue.c): the file, the saves, the
+   * last load, and the keys' absolute deadlines, which a load keeps. */
+  const snapshotDrawing = {
+    title: "The snapshot: dump.rdb, in the page's memory",
+    buttons: () => ["SET session:1 alice EX 3600", "SAVE", "BGSAVE", "DEBUG RELOAD", "INFO persistence"]
+      .map((c) => button(c, () => run(c))),
+    afterCommand(line, reply, before) {
+      const was = before.snapshot, now = server.inspect().snapshot;
+      if (now.saves === was.saves) return;
+      if (/^\(error\)/.test(reply)) note(line.trim() + " failed: " + reply + (/bgsave/i.test(line) ? " (no fork() in a web page)" : ""));
+      else if (/reload/i.test(line)) note("DEBUG RELOAD: saved, emptied, loaded " + now.loaded_keys + " key(s) back, " + now.expired_at_load + " skipped as expired");
+      else note(line.trim() + ": " + now.dbfilename + " written whole (" + now.file_bytes + " B), then renamed into place");
+    },
+    draw(d) {
+      const s = d.snapshot;
+      const rows = d.ttl_keys.slice(0, 12).map((k) => el("li", {}, el("span", {class: "play-key"}, k.key),
+        " expires at " + new Date(k.expire_at).toISOString() + " (PEXPIRETIME " + k.expire_at + ")"));
+      show(
+        stats(stat("keys in memory", d.keys),
+          stat(s.dir.replace(/\/?$/, "/") + s.dbfilename, s.file_bytes < 0 ? "not written yet" : s.file_bytes + " B"),
+          stat("changes since the last save", s.changes_since_save),
+          stat("saves (rdb_saves)", s.saves), stat("LASTSAVE", s.lastsave),
+          stat("last BGSAVE", s.last_bgsave_ok ? "ok" : "err", s.last_bgsave_ok ? "" : "is-bad"),
+          stat("last load: keys loaded", s.loaded_keys), stat("skipped, expired", s.expired_at_load)),
+        eventLog(),
+        el("p", {class: "play-caption"}, "SAVE writes temp-<pid>.rdb, fsyncs it and renames it over " + s.dbfilename +
+          ", here in the page's in-memory files. BGSAVE forks a child to write it; a web page has no processes, so " +
+          "here fork() fails and BGSAVE answers an error, as on a server that cannot fork. DEBUG RELOAD saves, " +
+          "empties the keyspace and loads the file back: a restart's round trip, deadlines unchanged."),
+        rows.length ? el("ul", {class: "play-ttl"}, ...rows) : el("p", {}, "No key has a TTL."));
+    },
+  };
+
+  /* The drawing of the newest feature the step has. */
   function pickDrawing(d) {
+    if (d.snapshot) return snapshotDrawing;
     if (d.set) return fsmDrawing;
     if (d.wheel) return wheelDrawing;
     if (d.cycles) return cycleDrawing;
@@ -563,8 +626,12 @@
     drawing = pickDrawing(s.inspect());
     drawTitle.textContent = drawing.title;
     drawButtons.replaceChildren(...drawing.buttons());
-    s.onChange((_, why) => redraw(why !== "tick"));
+    s.onChange((_, why) => {
+      if (why !== "command") showLog(); /* what the server's timers logged (a command's: under its reply) */
+      redraw(why !== "tick");
+    });
     redraw(true);
+    showLog();
     print("Connected to step " + step + ". Try PING.", "play-note");
     root.dataset.readyMs = String(Math.round(performance.now())); /* since the page's navigation began */
     root.dataset.ready = "1";
