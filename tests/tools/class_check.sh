@@ -242,23 +242,23 @@ check "make grade-class exits 0 (took $(($(date +%s) - start)) s)" 0 "$status"
 
 nst=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | wc -l)
 first=$(cd "$tmp/starter" && python3 tests/tools/stages.py plan "$STEP" | cut -d$'\x1f' -f1 | head -1)
-CSV_HEADER=student,built,stages_passed,stages_total,checks_passed,checks_failed,first_failing_stage,seconds
+CSV_HEADER=student,built,stages_passed,stages_total,points,checks_passed,checks_failed,first_failing_stage,seconds,note
 check "grades.csv has the header other programs read" "$CSV_HEADER" "$(head -1 "$out/grades.csv")"
 # The reference's row, every column: its checks as its grader's last line counts them.
-ref_checks=$(sed -n 's/^grade: stages .*, checks \([0-9]*\) passed 0 failed, first failing none$/\1/p' \
+ref_checks=$(sed -n 's/^grade: stages .*, points 100\/100, checks \([0-9]*\) passed 0 failed, first failing none$/\1/p' \
   "$out/students/reference/grade.txt")
-check "reference: its row in grades.csv (built 1, all stages, the grader's $ref_checks checks, none failing)" \
-  "reference,1,$nst,$nst,${ref_checks:-(no grade line)},0,none" \
-  "$(grep '^reference,' "$out/grades.csv" | cut -d, -f1-7)"
+check "reference: its row in grades.csv (built 1, all stages, 100 points, the grader's $ref_checks checks, none failing)" \
+  "reference,1,$nst,$nst,100,${ref_checks:-(no grade line)},0,none" \
+  "$(grep '^reference,' "$out/grades.csv" | cut -d, -f1-8)"
 check "reference: its seconds are a whole number" yes \
   "$(field "$out" reference seconds | grep -qxE '[0-9]+' && echo yes || echo "no: $(field "$out" reference seconds)")"
-check "unchanged: builds, fails the first stage" "1 0 $nst $first" \
-  "$(field "$out" unchanged built) $(field "$out" unchanged stages_passed) $(field "$out" unchanged stages_total) $(field "$out" unchanged first_failing_stage)"
+check "unchanged: builds, passes no stage, not even the earlier chapters', 0 points, fails the first stage" "1 0 $nst 0 $first" \
+  "$(field "$out" unchanged built) $(field "$out" unchanged stages_passed) $(field "$out" unchanged stages_total) $(field "$out" unchanged points) $(field "$out" unchanged first_failing_stage)"
 check "broken: does not build" "0 0 $nst build" \
   "$(field "$out" broken built) $(field "$out" broken stages_passed) $(field "$out" broken stages_total) $(field "$out" broken first_failing_stage)"
 check "grades.md keeps the friendly names and 'yes' and '$nst/$nst' for people" yes \
-  "$(grep -qF '| student | builds | stages | checks passed | checks failed | first failing | seconds |' "$out/grades.md" &&
-     grep -qE "^\| reference \| yes \| $nst/$nst \| ${ref_checks:-x} \| 0 \| none \| [0-9]+ \|$" "$out/grades.md" && echo yes || echo no)"
+  "$(grep -qF '| student | builds | stages | points | checks passed | checks failed | first failing | seconds | note |' "$out/grades.md" &&
+     grep -qE "^\| reference \| yes \| $nst/$nst \| 100 \| ${ref_checks:-x} \| 0 \| none \| [0-9]+ \|  \|$" "$out/grades.md" && echo yes || echo no)"
 check "broken: its grade.txt has the compiler's error" yes \
   "$(grep -q 'error' "$out/students/broken/grade.txt" && echo yes || echo no)"
 check "escaper: graded, all stages pass (so it could read neither a solution nor a classmate's work)" "1 $nst none" \
@@ -290,7 +290,7 @@ fi
 # The same submissions again: the same grades (the seconds aside).
 cp "$out/grades.csv" "$tmp/grades1.csv"
 make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run2.log" 2>&1
-check "a second run gives the same grades" "$(cut -d, -f1-7 "$tmp/grades1.csv")" "$(cut -d, -f1-7 "$out/grades.csv")"
+check "a second run gives the same grades" "$(cut -d, -f1-8 "$tmp/grades1.csv")" "$(cut -d, -f1-8 "$out/grades.csv")"
 check "escaper, second run: no file written, no connection" "0 0" \
   "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
 # A fork bomb and endless wait, alone, with low limits: at most NPROC

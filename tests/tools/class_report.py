@@ -13,7 +13,10 @@ tables: one row per student from OUT/students/NAME/result (key=value lines).
 grades.csv is for other programs: the header CSV_COLUMNS, numbers in the
 numeric columns (built 1 or 0; the stages as two columns), "\n" line ends.
 grades.md, grades.html and summary.md are for people: COLUMNS, with "yes"
-and "3/6".
+and "3/6". A row whose fields contradict each other (all stages passed but a
+first failing stage, more points than 100, ...) is refused here too, whatever
+wrote it: its points become 0, its first failing "refused", and its note
+says why.
 """
 import csv
 import html
@@ -22,10 +25,12 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-COLUMNS = ["student", "builds", "stages", "checks passed", "checks failed", "first failing", "seconds"]
-KEYS = ["student", "builds", "stages", "passed", "failed", "first", "seconds"]
-CSV_COLUMNS = ["student", "built", "stages_passed", "stages_total", "checks_passed", "checks_failed",
-               "first_failing_stage", "seconds"]
+COLUMNS = ["student", "builds", "stages", "points", "checks passed", "checks failed", "first failing",
+           "seconds", "note"]
+KEYS = ["student", "builds", "stages", "points", "passed", "failed", "first", "seconds", "note"]
+CSV_COLUMNS = ["student", "built", "stages_passed", "stages_total", "points", "checks_passed", "checks_failed",
+               "first_failing_stage", "seconds", "note"]
+FIRST = KEYS.index("first")
 
 
 def stage_suite(grade_txt):
@@ -34,7 +39,7 @@ def stage_suite(grade_txt):
     text = pathlib.Path(grade_txt).read_text(errors="replace") if pathlib.Path(grade_txt).exists() else ""
     current = None
     for line in text.splitlines():
-        m = re.match(r"stage (\S+): (.*)", line)
+        m = re.match(r"stage (\S+) \([0-9]+ points\): (.*)", line)
         if m:
             current = ET.SubElement(suite, "testcase", classname="stages", name="%s %s" % m.groups())
         elif current is not None and re.match(r"Stage \S+ failed", line):
@@ -71,16 +76,49 @@ def rows(out):
     result = []
     for f in sorted(pathlib.Path(out, "students").glob("*/result")):
         kv = dict(line.split("=", 1) for line in f.read_text().splitlines() if "=" in line)
-        result.append([kv.get(k, "") for k in KEYS])
+        result.append(refuse_contradiction([kv.get(k, "") for k in KEYS]))
     return result
+
+
+def contradiction(row):
+    """Why a row cannot be true, or None."""
+    _, builds, stages, points, passed, failed, first, _, _ = row
+    m = re.fullmatch(r"([0-9]+)/([0-9]+)", stages)
+    if not m or not re.fullmatch(r"[0-9]+", points) or not passed.isdigit() or not failed.isdigit():
+        return "stages, points or checks are not numbers"
+    done, total = int(m.group(1)), int(m.group(2))
+    if done > total:
+        return "%d of %d stages passed" % (done, total)
+    if int(points) > 100:
+        return "%s points of 100" % points
+    if (first == "none") != (done == total):
+        return "%s stages passed, yet the first failing stage is %s" % (stages, first)
+    if first == "none" and int(points) != 100:
+        return "every stage passed, yet %s points" % points
+    if first == "none" and int(failed) > 0:
+        return "every stage passed, yet %s checks failed" % failed
+    if builds != "yes" and (done or int(points)):
+        return "did not build, yet %s stages and %s points" % (stages, points)
+    return None
+
+
+def refuse_contradiction(row):
+    why = contradiction(row)
+    if why and row[FIRST] != "refused":
+        row = row[:]
+        row[2] = "0/" + row[2].partition("/")[2] if "/" in row[2] else "0/0"
+        row[3], row[FIRST] = "0", "refused"
+        row[-1] = "refused: " + why
+    return row
 
 
 def csv_row(row):
     """A row of the friendly table as grades.csv's numbers: "yes" becomes 1,
     "3/6" becomes 3 and 6."""
-    student, builds, stages, passed, failed, first, seconds = row
+    student, builds, stages, points, passed, failed, first, seconds, note = row
     stages_passed, _, stages_total = stages.partition("/")
-    return [student, 1 if builds == "yes" else 0, stages_passed, stages_total, passed, failed, first, seconds]
+    return [student, 1 if builds == "yes" else 0, stages_passed, stages_total, points, passed, failed, first,
+            seconds, note]
 
 
 def markdown_table(table):
@@ -102,11 +140,11 @@ def html_page(title, table):
 def summary(title, nstages, table):
     n = len(table)
     builds = sum(1 for r in table if r[1] == "yes")
-    full = sum(1 for r in table if r[5] == "none")
+    full = sum(1 for r in table if r[FIRST] == "none")
     stuck = {}
     for r in table:
-        if r[5] != "none":
-            stuck.setdefault(r[5], []).append(r[0])
+        if r[FIRST] != "none":
+            stuck.setdefault(r[FIRST], []).append(r[0])
     out = ["# Grades: %s" % title, "",
            "%d submissions: %d build, %d pass all %d stages." % (n, builds, full, nstages), ""]
     if stuck:
@@ -115,6 +153,7 @@ def summary(title, nstages, table):
         for stage, who in sorted(stuck.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             out.append("| %s | %d | %s |" % (stage, len(who), ", ".join(who)))
         out += ["", "`build`: the workspace does not compile; `timeout`: the grader was stopped; "
+                "`refused`: the grader's output contradicts itself (the note in grades.md says how); "
                 "otherwise a stage id of `make grade STEP=NN LIST=1`."]
     return "\n".join(out) + "\n"
 

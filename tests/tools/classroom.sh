@@ -7,8 +7,10 @@
 # repository to put them in it):
 #   .github/classroom/autograding.json  one test per stage of the chapter's
 #       grader, whose command is `make -s grade STEP=NN STAGE=NN-K`: it
-#       passes when that stage passes (exit status 0). The points, 100 in
-#       all, are shared equally between the stages.
+#       passes when that stage passes (exit status 0). Its points are the
+#       stage's, from tests/NN-name/stages (100 in all), as make grade-class
+#       counts them. The first test's set-up installs what make grade needs
+#       (make check-grade-deps), nothing more.
 #   .github/workflows/classroom.yml     the workflow that runs them on every
 #       push, with education/autograding.
 # Each stage runs alone (STAGE=), so a student earns the points of every
@@ -25,20 +27,19 @@ mkdir -p "$dest/.github/classroom" "$dest/.github/workflows"
 python3 tests/tools/stages.py plan "$step" | python3 -c '
 import json, sys
 num = sys.argv[1]
-stages = [line.split("\x1f")[:2] for line in sys.stdin.read().splitlines() if line]
-share, extra = divmod(100, len(stages))
+stages = [line.split("\x1f")[:3] for line in sys.stdin.read().splitlines() if line]
 tests = []
-for i, (sid, what) in enumerate(stages):
+for i, (sid, points, what) in enumerate(stages):
     tests.append({
         "name": "%s %s" % (sid, what),
-        # The first test installs the tools; the others find them there.
-        "setup": "sudo make deps" if i == 0 else "",
+        # The first test installs what make grade needs; the others find it there.
+        "setup": "sudo make check-grade-deps" if i == 0 else "",
         "run": "make -s grade STEP=%s STAGE=%s" % (num, sid),
         "input": "",
         "output": "",
         "comparison": "included",
         "timeout": 10,
-        "points": share + (1 if i < extra else 0),
+        "points": int(points),
     })
 json.dump({"tests": tests}, sys.stdout, indent=2)
 print()

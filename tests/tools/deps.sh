@@ -22,7 +22,8 @@
 #   bats, redis-cli, redis-benchmark   the black-box suites (the client
 #                                      they talk through)
 #   redis-server                       the reference run, proving the suites
-#                                      encode Redis's behaviour
+#                                      encode Redis's behaviour; chapters 07
+#                                      and 08 also run it beside the step
 #   python3                            raw-socket tests, the docs checks
 #   libxxhash                          steps 07, 08 and 10 (DIGEST)
 #   graphviz, gnuplot                  make pictures-check (part of make
@@ -86,12 +87,15 @@ BENCH_TOOLS=(
 )
 # A chapter's grader (make grade, make exercise) builds one server and its
 # unit tests and talks to it through redis-cli: no book, fuzzers or clients.
+# redis-server: chapter 07's differential stage and chapter 08's files that
+# real Redis writes and reads run it beside the student's server.
 GRADE_TOOLS=(
   "pkg-config:pkg-config"
   "pkgconfig-check:check"
   "bats:bats"
   "redis-cli:redis-tools"
   "redis-benchmark:redis-tools"
+  "redis-server:redis-server"
   "python3:python3"
   "header-xxhash:libxxhash-dev"
 )

@@ -8,13 +8,19 @@
 #   LIST=1    print the stages and their checks instead of running them
 #   STAGE=NN-K  run only that stage (each stage starts its own servers, so it
 #             stands alone; GitHub Classroom scores the stages one by one)
+#   ALL=1     run every stage, even after one fails (the class grader: each
+#             stage that passes earns its points)
 #   JUNIT_DIR  also write bats's JUnit report of each stage, as
 #             JUNIT_DIR/ID/report.xml (the class grader merges them)
 # The stages are in tests/NN-name/stages; tests/tools/stages.py reads them.
 # Each stage's count says how many checks passed, failed and were skipped
 # (a test skipped by design: see tests/run.sh). The last line is for
-# scripts: "grade: stages 3/6, checks 20 passed 1 failed, first failing 05-4"
-# ("first failing none" when all passed; skipped checks are not "passed").
+# scripts: "grade: stages 3/6, points 55/100, checks 20 passed 1 failed,
+# first failing 05-4" ("first failing none" when all passed; skipped checks
+# are not "passed"). Each stage's points are in its stages file; the last
+# stage, every earlier chapter's checks, earns its points only when at least
+# one of the chapter's own stages passes, so a starter handed in unchanged
+# scores 0.
 #   grade.sh NN
 set -u
 cd "$(dirname "$0")/../.."
@@ -105,19 +111,14 @@ run_bats() { # run_bats ID STAGE FILES...
 
 # The one line scripts read (tests/tools/grade_class.sh, GitHub Classroom).
 summary() { # summary FIRST_FAILING
-  echo "grade: stages $passed_stages/$nstages, checks $((total - all_failed - all_skipped)) passed $all_failed failed, first failing $1"
+  echo "grade: stages $passed_stages/$nstages, points $points/100, checks $((total - all_failed - all_skipped)) passed $all_failed failed, first failing $1"
 }
 
-if [ -n "${STAGE:-}" ]; then
-  plan=$(grep -E "^$STAGE"$'\x1f' <<<"$plan") ||
-    { echo "grade: no stage '$STAGE' in chapter $num (make grade STEP=$num LIST=1 lists them)" >&2; exit 2; }
-fi
-total=0 passed_stages=0 all_failed=0 all_skipped=0
-nstages=$(wc -l <<<"$plan")
-while IFS=$'\x1f' read -r id what section anchor units files; do
+# run_stage ID POINTS WHAT SECTION ANCHOR UNITS FILES: one stage, its
+# checks added to the totals; returns 1 when it fails.
+run_stage() {
+  local id=$1 what=$3 section=$4 units=$6 files=$7 ok=1 u
   checks=0 failed_checks=0 skipped_checks=0
-  printf 'stage %s: %s\n' "$id" "$what"
-  ok=1
   IFS=, read -ra unit_list <<<"$units"
   for u in "${unit_list[@]}"; do run_unit "$u" || ok=0; done
   if [ "$ok" = 1 ] && [ -n "$files" ]; then
@@ -129,22 +130,68 @@ while IFS=$'\x1f' read -r id what section anchor units files; do
     fi
   fi
   total=$((total + checks)) all_failed=$((all_failed + failed_checks)) all_skipped=$((all_skipped + skipped_checks))
+  [ "$ok" = 1 ]
+}
+
+# own_stage_passes: does any of the chapter's own stages pass? Run alone,
+# the earlier chapters' stage asks first, quietly, and stops at the first
+# that does.
+own_stage_passes() {
+  local id pts what section anchor units files
+  while IFS=$'\x1f' read -r id pts what section anchor units files; do
+    [ -n "$section" ] || continue
+    (run_stage "$id" "$pts" "$what" "$section" "$anchor" "$units" "$files") >/dev/null 2>&1 && return 0
+  done <<<"$full_plan"
+  return 1
+}
+
+full_plan=$plan
+if [ -n "${STAGE:-}" ]; then
+  plan=$(grep -E "^$STAGE"$'\x1f' <<<"$plan") ||
+    { echo "grade: no stage '$STAGE' in chapter $num (make grade STEP=$num LIST=1 lists them)" >&2; exit 2; }
+fi
+total=0 passed_stages=0 all_failed=0 all_skipped=0 points=0 own_passed=0 first_failing=none
+nstages=$(wc -l <<<"$plan")
+while IFS=$'\x1f' read -r id pts what section anchor units files; do
+  printf 'stage %s (%s points): %s\n' "$id" "$pts" "$what"
+  if [ -z "$section" ] && [ "$own_passed" = 0 ] && ! { [ -n "${STAGE:-}" ] && own_stage_passes; }; then
+    # The earlier chapters' stage, with none of this chapter's own passed.
+    echo "  not run: none of chapter $num's own stages passes, and earlier chapters alone earn no points"
+    ok=0 not_run=1
+  elif run_stage "$id" "$pts" "$what" "$section" "$anchor" "$units" "$files"; then
+    ok=1 not_run=0
+  else
+    ok=0 not_run=0
+  fi
   if [ "$ok" = 0 ]; then
+    [ "$first_failing" = none ] && first_failing=$id
     echo
     echo "Stage $id failed: $what."
-    if [ -n "$section" ]; then
+    if [ "$not_run" = 1 ]; then
+      echo "Make one of chapter $num's own stages pass first."
+    elif [ -n "$section" ]; then
       echo "The chapter explains it in docs/$step.md, section \"$section\" (#$anchor)."
     else
       echo "An earlier chapter's check fails: make grade STEP=NN for that chapter says which stage."
     fi
-    echo "Fix it and run the grader again; $passed_stages of $nstages stages passed."
-    summary "$id"
-    exit 1
+    if [ -z "${ALL:-}" ]; then
+      echo "Fix it and run the grader again; $passed_stages of $nstages stages passed."
+      summary "$id"
+      exit 1
+    fi
+    echo
+    continue
   fi
   printf "  passed: %d check%s passed, %d failed, %d skipped\n" "$((checks - failed_checks - skipped_checks))" \
     "$([ "$((checks - failed_checks - skipped_checks))" = 1 ] || echo s)" "$failed_checks" "$skipped_checks"
-  passed_stages=$((passed_stages + 1))
+  passed_stages=$((passed_stages + 1)) points=$((points + pts))
+  [ -n "$section" ] && own_passed=$((own_passed + 1))
 done <<<"$plan"
+if [ "$first_failing" != none ]; then
+  echo "$passed_stages of $nstages stages passed, $points of 100 points."
+  summary "$first_failing"
+  exit 1
+fi
 if [ -n "${STAGE:-}" ]; then
   echo "chapter $num: stage $STAGE passed ($((total - all_skipped)) checks passed, $all_skipped skipped)"
 else

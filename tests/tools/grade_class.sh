@@ -66,7 +66,7 @@ target="build/workspace/$ws/server"
 if [ -n "$ex" ]; then
   grade_cmd=(make -s --no-print-directory exercise STEP="$num" EX="$ex" SERVER=workspace)
 else
-  grade_cmd=(make -s --no-print-directory grade STEP="$num" SERVER=workspace JUNIT_DIR=/grading/junit)
+  grade_cmd=(make -s --no-print-directory grade STEP="$num" SERVER=workspace ALL=1 JUNIT_DIR=/grading/junit)
 fi
 plan=$(cd "$pristine" && python3 tests/tools/stages.py plan "$step") || exit 2
 nstages=$(wc -l <<<"$plan")
@@ -149,28 +149,50 @@ grade_one() { # grade_one NAME DIR
 }
 
 # write_result DEST NAME BUILDS STATUS SECONDS: the student's row, from the
-# grader's last line (grade.sh's "grade: stages P/T, checks X passed Y
-# failed, first failing ID"), which only counts when it is the last line
-# but make's own "make: *** ... Error 1".
+# grader's last line (grade.sh's "grade: stages P/T, points X/100, checks Y
+# passed Z failed, first failing ID"), which only counts when it is the last
+# line but make's own "make: *** ... Error 1", agrees with the exit status,
+# and agrees with the stages the grader's output shows passing, one by one
+# (stage_tally). A row that does not agree is refused: no points, and the
+# reason in its note.
 write_result() {
-  local dest=$1 last stages="0/$nstages" passed=0 failed=0 first
-  last=$(grep -vE '^make(\[[0-9]+\])?: \*\*\* ' "$dest/grade.txt" | tail -1)
+  local dest=$1 last stages="0/$nstages" points=0 passed=0 failed=0 first note="" tally
+  last=$(grep -avE '^make(\[[0-9]+\])?: \*\*\* ' "$dest/grade.txt" | tail -1)
   first=$([ "$3" = yes ] && echo "$first_stage" || echo build)
-  if [[ "$last" =~ ^grade:\ stages\ ([0-9]+/[0-9]+),\ checks\ ([0-9]+)\ passed\ ([0-9]+)\ failed,\ first\ failing\ (.+)$ ]]; then
-    stages=${BASH_REMATCH[1]} passed=${BASH_REMATCH[2]} failed=${BASH_REMATCH[3]} first=${BASH_REMATCH[4]}
-    # The exit status must agree with the line: 0 exactly when all passed.
+  if [[ "$last" =~ ^grade:\ stages\ ([0-9]+/[0-9]+),\ points\ ([0-9]+)/100,\ checks\ ([0-9]+)\ passed\ ([0-9]+)\ failed,\ first\ failing\ (.+)$ ]]; then
+    stages=${BASH_REMATCH[1]} points=${BASH_REMATCH[2]} passed=${BASH_REMATCH[3]} failed=${BASH_REMATCH[4]} first=${BASH_REMATCH[5]}
+    tally=$(stage_tally "$dest/grade.txt")
     if { [ "$4" = 0 ] && [ "$first" != none ]; } || { [ "$4" != 0 ] && [ "$first" = none ]; }; then
-      stages="0/$nstages" first="inconsistent"
+      note="refused: the grade line says first failing $first, the grader's exit status was $4"
+    elif [ "$tally" != "$stages $points $first" ]; then
+      note="refused: the grade line says stages $stages, $points points, first failing $first; the stages shown passing say ${tally:-nothing}"
     fi
+    [ -n "$note" ] && stages="0/$nstages" points=0 first=refused
   elif [ -n "$ex" ] && [ "$3" = yes ] && [ "$4" != 124 ] && [ "$4" != 137 ]; then
     # An exercise's grader is one bats file: its TAP lines and exit status.
-    passed=$(grep -cE '^ok [0-9]+' "$dest/grade.txt") failed=$(grep -cE '^not ok [0-9]+' "$dest/grade.txt")
-    if [ "$4" = 0 ]; then stages=1/1 first=none; else stages=0/1 first=ex$ex; fi
+    passed=$(grep -acE '^ok [0-9]+' "$dest/grade.txt") failed=$(grep -acE '^not ok [0-9]+' "$dest/grade.txt")
+    if [ "$4" = 0 ]; then stages=1/1 points=100 first=none; else stages=0/1 first=ex$ex; fi
   elif [ "$4" = 124 ] || [ "$4" = 137 ]; then
     first=timeout
   fi
-  printf 'student=%s\nbuilds=%s\nstages=%s\npassed=%s\nfailed=%s\nfirst=%s\nseconds=%s\n' \
-    "$2" "$3" "$stages" "$passed" "$failed" "$first" "$5" >"$dest/result"
+  printf 'student=%s\nbuilds=%s\nstages=%s\npoints=%s\npassed=%s\nfailed=%s\nfirst=%s\nseconds=%s\nnote=%s\n' \
+    "$2" "$3" "$stages" "$points" "$passed" "$failed" "$first" "$5" "$note" >"$dest/result"
+}
+
+# stage_tally GRADE_TXT: "P/T POINTS FIRST" as the grader's stage lines
+# show it: each "stage ID (N points): ..." line is a stage reached, passed
+# when its next line of the kind is "  passed: ...", failed when "Stage ID
+# failed"; a stage never reached counts as failed.
+stage_tally() {
+  awk -v total="$nstages" '
+    /^stage [0-9][0-9]-[0-9]+ \([0-9]+ points\): / {
+      id = $2; pts = substr($3, 2) + 0; seen[id] = 1; order[++n] = id; points[id] = pts; next }
+    /^  passed: / && id != "" { ok[id] = 1; id = ""; next }
+    /^Stage [0-9][0-9]-[0-9]+ failed/ { id = ""; next }
+    END {
+      for (i = 1; i <= n; i++) if (ok[order[i]]) { p++; s += points[order[i]] } else if (first == "") first = order[i]
+      if (first == "" && p < total) first = "?"
+      printf "%d/%d %d %s\n", p, total, s, (first == "" ? "none" : first) }' "$1"
 }
 
 mkdir -p "$out/students"

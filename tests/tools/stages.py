@@ -5,8 +5,8 @@ tests/NN-name/stages and from the names of the tests in tests/NN-name/*.bats.
     stages.py list STEP        every stage of chapter STEP and every check in it
     stages.py step STEP        the step's full name: 5 -> 05-active-sampling
     stages.py plan STEP        for grade.sh: one line per stage, the fields
-                               id what section anchor units files, separated
-                               by the ASCII unit separator (0x1f)
+                               id points what section anchor units files,
+                               separated by the ASCII unit separator (0x1f)
     stages.py markdown STEP    the chapter's "What the grader checks" section
     stages.py check            every chapter: each test belongs to a stage,
                                each stage has checks, each section exists, and
@@ -16,6 +16,9 @@ tests/NN-name/stages and from the names of the tests in tests/NN-name/*.bats.
 A stage's checks are the unit tests it names (their START_TEST functions) and
 the tests whose names start with its id ("01-3 pipelined ..."). After the
 chapter's own stages comes one more: the suites of every earlier chapter.
+Each stage carries points, 100 in all per chapter: the only place they are
+set. The class grader and GitHub Classroom's files read them from here, and
+`check` holds the chapter's section and the instructors' guide to them.
 Unit tests are named by their binary, comma-separated: test_resp (from
 tests/unit/test_resp.c), 02-get-set/unit_dict (tests/02-get-set/unit_dict.c),
 and, for one test case of it (a tcase_create() group; grade.sh runs it alone
@@ -71,16 +74,20 @@ def bats_tests(step):
 def read_stages(step):
     path = ROOT / "tests" / step / "stages"
     stages = []
+    earlier_points = None
     for line in path.read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         fields = [f.strip() for f in line.split("|")]
-        if len(fields) != 4:
-            sys.exit("%s: want 4 fields separated by |, got: %s" % (path, line))
-        sid, what, section, units = fields
+        if len(fields) == 2 and fields[0] == "earlier":
+            earlier_points = points_of(path, fields[1])
+            continue
+        if len(fields) != 5:
+            sys.exit("%s: want 5 fields separated by |, got: %s" % (path, line))
+        sid, what, section, units, points = fields
         stage = {"id": sid, "what": what, "section": section,
                  "units": [u.strip() for u in units.split(",") if u.strip()],
-                 "tests": [], "files": []}
+                 "points": points_of(path, points), "tests": [], "files": []}
         for f, name in bats_tests(step):
             if name.startswith(sid + " "):
                 stage["tests"].append(name[len(sid) + 1:])
@@ -88,16 +95,24 @@ def read_stages(step):
                     stage["files"].append(f)
         stages.append(stage)
     earlier = [s for s in steps() if s < step and list((ROOT / "tests" / s).glob("*.bats"))]
+    if bool(earlier) != (earlier_points is not None):
+        sys.exit('%s: want a line "earlier | POINTS" exactly when there are earlier chapters' % path)
     if earlier:
         n = len(stages) + 1
         first, last = earlier[0][:2], earlier[-1][:2]
         span = first if first == last else "%s to %s" % (first, last)
         stages.append({"id": "%s-%d" % (step[:2], n),
                        "what": "every check of chapter%s %s still passes" % ("" if first == last else "s", span),
-                       "section": "", "units": [], "earlier": earlier,
+                       "section": "", "units": [], "earlier": earlier, "points": earlier_points,
                        "tests": ["the %d tests of %s" % (len(bats_tests(s)), s) for s in earlier],
                        "files": [f for s in earlier for f in sorted((ROOT / "tests" / s).glob("*.bats"))]})
     return stages
+
+
+def points_of(path, text):
+    if not re.fullmatch(r"[0-9]+", text):
+        sys.exit("%s: points must be a whole number, got: %s" % (path, text))
+    return int(text)
 
 
 def doc_path(step):
@@ -108,7 +123,7 @@ def list_stages(step):
     doc = doc_path(step).relative_to(ROOT)
     for st in read_stages(step):
         where = ' (%s, "%s")' % (doc, st["section"]) if st["section"] else ""
-        print("%s  %s%s" % (st["id"], st["what"], where))
+        print("%s  (%d points) %s%s" % (st["id"], st["points"], st["what"], where))
         for unit in st["units"]:
             for name in unit_checks(unit):
                 print("      unit %s: %s" % (unit.split("/")[-1], name))
@@ -119,19 +134,23 @@ def list_stages(step):
 def plan(step):
     for st in read_stages(step):
         files = " ".join(str(f.relative_to(ROOT)) for f in st["files"])
-        print("\x1f".join([st["id"], st["what"], st["section"], anchor(st["section"]) if st["section"] else "",
-                         ",".join(st["units"]), files]))
+        print("\x1f".join([st["id"], str(st["points"]), st["what"], st["section"],
+                           anchor(st["section"]) if st["section"] else "", ",".join(st["units"]), files]))
 
 
 def markdown(step):
     num = step[:2]
+    stages = read_stages(step)
+    earlier = [st for st in stages if st.get("earlier")]
     out = [HEADING, "",
            "`make grade STEP=%s` runs these stages in order and stops at the first one that fails. "
            "A failing check prints the command it sent, the reply it expected and the reply it received. "
-           "`make grade STEP=%s LIST=1` prints this list." % (num, num), ""]
-    for st in read_stages(step):
+           "`make grade STEP=%s LIST=1` prints this list. "
+           "A class is graded stage by stage, for the points given here (100 in all)%s."
+           % (num, num, "; the last stage's points count only when at least one of the chapter's own stages passes" if earlier else ""), ""]
+    for st in stages:
         where = " ([%s](#%s))" % (st["section"], anchor(st["section"])) if st["section"] else ""
-        out.append("- **%s** %s%s" % (st["id"], st["what"], where))
+        out.append("- **%s** (%d points) %s%s" % (st["id"], st["points"], st["what"], where))
         for unit in st["units"]:
             case = ' (test case "%s")' % unit_case(unit) if unit_case(unit) else ""
             out.append("  - unit tests in `%s`%s: %s" % (unit_source(unit).relative_to(ROOT), case,
@@ -179,6 +198,10 @@ def check():
                 elif not unit_checks(unit):
                     problems.append('stage %s: %s has no test case "%s" with tests'
                                     % (st["id"], unit_source(unit).relative_to(ROOT), unit_case(unit)))
+        total = sum(st["points"] for st in stages)
+        if total != 100:
+            problems.append("tests/%s/stages: the points add up to %d, not 100" % (step, total))
+        problems += guide_problems(step, stages)
         parts = split_doc(text)
         if parts is None:
             problems.append('%s has no "%s" section' % (doc.relative_to(ROOT), HEADING))
@@ -188,6 +211,35 @@ def check():
     for p in problems:
         print(p)
     return 1 if problems else 0
+
+
+GUIDE = ROOT / "docs" / "instructors.md"
+
+
+def guide_points(step):
+    """{stage id: points} from the guide's "Stages and points:" of chapter STEP."""
+    text = GUIDE.read_text()
+    m = re.search(r"^### Chapter %s:.*?^- \*\*Stages and points:\*\*(.*?)(?=^- \*\*|^#)" % step[:2],
+                  text, re.M | re.S)
+    if not m:
+        return None
+    return {sid: int(p) for sid, p in re.findall(r"\b(%s-[0-9]+)\b[^;]*?([0-9]+)(?=[;.]\s)" % step[:2],
+                                                    m.group(1) + " ")}
+
+
+def guide_problems(step, stages):
+    want = {st["id"]: st["points"] for st in stages}
+    got = guide_points(step)
+    if got is None:
+        return ['docs/instructors.md has no "Stages and points:" for chapter %s' % step[:2]]
+    if got != want:
+        return ["docs/instructors.md, chapter %s's stages and points: %s, where tests/%s/stages gives %s"
+                % (step[:2], fmt_points(got), step, fmt_points(want))]
+    return []
+
+
+def fmt_points(points):
+    return ", ".join("%s %d" % kv for kv in sorted(points.items(), key=lambda kv: int(kv[0][3:])))
 
 
 def update():
