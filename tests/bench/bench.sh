@@ -55,7 +55,8 @@ export SNAP_KEYS=${SNAP_KEYS:-1000000} SNAP_N=${SNAP_N:-300000}
 export OUT=${OUT:-docs/benchmarks.md} IMG_DIR=${IMG_DIR:-docs/img}
 PARTS=${PARTS:-"throughput memory snapshot callgrind expiry"}
 export BENCH_BUILD=build/bench
-export RESULTS=$BENCH_BUILD/results
+# Absolute: each server runs in a directory of its own (callgrind writes there).
+export RESULTS=$PWD/$BENCH_BUILD/results
 
 # One benchmark at a time: two would share build/bench/results, and each
 # would measure the other's load.

@@ -3,7 +3,7 @@
 # that does not move with the load of the machine, so a regression shows up
 # without timing noise. One line per measurement in $RESULTS/callgrind.tsv.
 #
-# For each server (CG_SERVERS: the step before the newest, 07, plain; the
+# For each server (CG_SERVERS: the step before the newest, 08, plain; the
 # newest, 10, the fast path; and Redis for comparison) it starts the server
 # under valgrind --tool=callgrind, stores CG_KEYSPACE keys (key:000000000000
 # ...: the names redis-benchmark -r uses), and then, for PING, SET and GET,

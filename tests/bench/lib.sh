@@ -136,12 +136,12 @@ server_binary() {
   return 1
 }
 
-# newest_step: the newest step's label (07), from the build.
+# newest_step: the newest step's label (10), from the build.
 newest_step() {
   basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -1)" | cut -c1-2
 }
 
-# step_before_newest: the label of the step before it (07), the plain step
+# step_before_newest: the label of the step before it (08), the plain step
 # the newest, chapter 10's fast path, is measured against.
 step_before_newest() {
   basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -2 | head -1)" | cut -c1-2

@@ -933,16 +933,18 @@ def burst_plot(data, out):
 
 
 # ============================ The fast path ============================
-# Fixed text, what step 10 adds to step 07, then the two side by side, from
+# Fixed text, what step 10 adds to step 08, then the two side by side, from
 # this run's throughput and callgrind results.
 
-FAST_PATH_TEXT = """## The fast path: step 07 against step 10
+FAST_PATH_TEXT = """## The fast path: step 08 against step 10
 
-Steps 01 to 07 take the plain request path the chapters teach: read, parse,
+Steps 01 to 08 take the plain request path the chapters teach: read, parse,
 execute, write. `read_handler()` in `common/net.c` runs a client's commands
 as soon as it has read them, and `end_of_turn()` writes the turn's replies,
-one `send()` per client. Step 10 ([chapter 10](10-fast-path.md)) is step 07
-plus what only speed needs, in `steps/10-fast-path/`:
+one `send()` per client (step 08's snapshots add one counter increment per
+write to that path, the changes its save points count). Step 10
+([chapter 10](10-fast-path.md)) is step 08 plus what only speed needs, in
+`steps/10-fast-path/`:
 
 - `fastpath.c` installs the run hooks of step 10's own copy of net.h: it holds
   every client read in a turn of the event loop (`hold_client()`) and runs

@@ -9,7 +9,7 @@
 #   N, NP       requests per run without pipelining (200000) and with -P 16 (1000000)
 #   CLIENTS     redis-benchmark -c (50)
 #   KEYSPACE    redis-benchmark -r (1000000)
-#   SERVERS     labels for SET and GET (redis 02 03 04 05 06 07 10)
+#   SERVERS     labels for SET and GET (redis 02 03 04 05 06 07 08 10)
 #   PING_SERVERS labels for PING (redis 01 02 ... 10)
 #
 # Each round starts every server afresh and loads it with the whole keyspace
@@ -29,8 +29,8 @@ trap stop_all_servers EXIT
 
 ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
 KEYSPACE=${KEYSPACE:-1000000}
-SERVERS=${SERVERS:-"redis 02 03 04 05 06 07 10"}
-PING_SERVERS=${PING_SERVERS:-"redis 01 02 03 04 05 06 07 10"}
+SERVERS=${SERVERS:-"redis 02 03 04 05 06 07 08 10"}
+PING_SERVERS=${PING_SERVERS:-"redis 01 02 03 04 05 06 07 08 10"}
 out=$RESULTS/throughput.tsv
 pin_cpus
 SERVER_WRAPPER=$SERVER_PIN
