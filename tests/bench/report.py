@@ -641,7 +641,8 @@ def snapshot_section(md, summary):
               "a restart that loads the file (the server's own \"DB loaded from disk\" figure), and "
               "`redis-benchmark -t get -c 50 -r KEYS` twice: with no save running, and with one `BGSAVE` "
               "forked 300 ms into the run (its 99th percentile, ms; one fork for every server, since "
-              "each fork stalls every client). Ratios are ours over "
+              "each fork stalls every client); that pair of runs three times, and the medians of the three "
+              "(one run's p99 moves by half from one run to the next). Ratios are ours over "
               "Redis's; the targets (chapter 08) are at most 1.0 for the times and the p99 during "
               "`BGSAVE`, and at most 1.05 for the file.\n")
     md.append("| server | SAVE (ms) | vs Redis | file (bytes) | vs Redis | load (ms) | vs Redis | "
