@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # diffsize.sh -- how big each chapter's diff is, and how much of it is comments.
 #
-# For each neighbour pair of steps (01 -> 02 ... 07 -> 10: each step and the
+# For each neighbour pair of steps (01 -> 02 ... 08 -> 10: each step and the
 # previous one in steps/) prints one row of a Markdown table (a step's own
 # copy of a common/ file counts as a changed file, against common's):
 #   chapter         the later step of the pair: its chapter's diff
