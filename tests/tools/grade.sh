@@ -114,10 +114,10 @@ summary() { # summary FIRST_FAILING
   echo "grade: stages $passed_stages/$nstages, points $points/100, checks $((total - all_failed - all_skipped)) passed $all_failed failed, first failing $1"
 }
 
-# run_stage ID POINTS WHAT SECTION ANCHOR UNITS FILES: one stage, its
-# checks added to the totals; returns 1 when it fails.
+# run_stage ID SECTION UNITS FILES: one stage, its checks added to the
+# totals; returns 1 when it fails.
 run_stage() {
-  local id=$1 what=$3 section=$4 units=$6 files=$7 ok=1 u
+  local id=$1 section=$2 units=$3 files=$4 ok=1 u
   checks=0 failed_checks=0 skipped_checks=0
   IFS=, read -ra unit_list <<<"$units"
   for u in "${unit_list[@]}"; do run_unit "$u" || ok=0; done
@@ -140,7 +140,7 @@ own_stage_passes() {
   local id pts what section anchor units files
   while IFS=$'\x1f' read -r id pts what section anchor units files; do
     [ -n "$section" ] || continue
-    (run_stage "$id" "$pts" "$what" "$section" "$anchor" "$units" "$files") >/dev/null 2>&1 && return 0
+    (run_stage "$id" "$section" "$units" "$files") >/dev/null 2>&1 && return 0
   done <<<"$full_plan"
   return 1
 }
@@ -158,7 +158,7 @@ while IFS=$'\x1f' read -r id pts what section anchor units files; do
     # The earlier chapters' stage, with none of this chapter's own passed.
     echo "  not run: none of chapter $num's own stages passes, and earlier chapters alone earn no points"
     ok=0 not_run=1
-  elif run_stage "$id" "$pts" "$what" "$section" "$anchor" "$units" "$files"; then
+  elif run_stage "$id" "$section" "$units" "$files"; then
     ok=1 not_run=0
   else
     ok=0 not_run=0
