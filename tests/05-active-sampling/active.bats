@@ -89,10 +89,10 @@ send_info() {
   replaced_in 06 "the timing wheel replaces the cron and its flags"
   for flag in "--hz 0" "--hz 501" "--active-expire-effort 11"; do
     # shellcheck disable=SC2086 # the flag and its value are two arguments
-    send_as "$(basename "$SERVER") $flag" "$SERVER" $flag
+    send_as "$(basename "$SERVER") $flag" ${JAIL:+"$JAIL"} "$SERVER" $flag
     expect_status 1
   done
-  send_as "$(basename "$SERVER") --help" "$SERVER" --help
+  send_as "$(basename "$SERVER") --help" ${JAIL:+"$JAIL"} "$SERVER" --help
   expect_match "*--hz*"
   expect_match "*--active-expire-effort*"
 }

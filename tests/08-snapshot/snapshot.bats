@@ -70,9 +70,14 @@ clock_past() {
   test "$(date +%s)" -gt "$1"
 }
 
-# find_child: the server's child process (a BGSAVE's), left in CHILD.
+# find_child: the server's child process (a BGSAVE's): its pid in
+# CHILD_PID, and in CHILD the pid it knows itself by, which names its
+# temp-<pid>.rdb (they differ when the class grader runs the server in a
+# pid namespace of its own: server.bash's server_process).
 find_child() {
-  CHILD=$(pgrep -P "$SERVER_PID" | head -1)
+  CHILD_PID=$(pgrep -P "$(server_process)" | head -1)
+  [ -n "$CHILD_PID" ] || return 1
+  CHILD=$(awk '/^NSpid:/ { print $NF }' "/proc/$CHILD_PID/status")
   test -n "$CHILD"
 }
 
@@ -106,7 +111,7 @@ server_until_exit() {
   local port flags=()
   port=$(pick_port) || return 1
   if is_reference; then flags=(--bind 127.0.0.1 --save '' --appendonly no --databases 1); fi
-  timeout -k 1 "$START_TIMEOUT_S" "$SERVER" --port "$port" "${flags[@]}" "$@"
+  timeout -k 1 "$START_TIMEOUT_S" ${JAIL:+"$JAIL"} "$SERVER" --port "$port" "${flags[@]}" "$@"
 }
 
 # server_stderr FLAGS...: server_until_exit, printing only its standard error.
@@ -418,7 +423,7 @@ default_save_flags() {
   expect_reply "Background saving started"
   wait_until "a child process of the server (pgrep -P $SERVER_PID)" 5000 find_child
   wait_until "a file other than dump.rdb in $SERVER_DIR" 5000 other_file_in "$SERVER_DIR"
-  kill -KILL "$CHILD"
+  kill -KILL "$CHILD_PID"
   wait_info rdb_bgsave_in_progress 0 10000
   send_info
   expect_field rdb_last_bgsave_status err

@@ -8,6 +8,13 @@
 #                           then skips the tests of this project's own promises
 #   VALGRIND=1              run the server under memcheck; any error or
 #                           definite leak fails the suite at shutdown
+#   JAIL=tests/tools/jail.sh  run every start of the server under test
+#                           through it (the class grader sets it: the
+#                           student's code runs in a sandbox of its own)
+#   SERVER_LOG_DIR=dir      keep each server's output there (the class
+#                           grader's trail), not in the suite's temporary files
+#   SERVER_DIR_BASE=dir     make each server's directory in there (the class
+#                           grader's: a disk of the student's own)
 #
 # A suite starts one server in setup_file and stops it in teardown_file; tests
 # use distinct key names, so they do not depend on each other.
@@ -43,8 +50,9 @@ is_reference() {
 # runs.
 start_server() {
   local log dir server=$SERVER
-  log=$(mktemp "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.log.XXXXXX") || return 1
-  dir=$(mktemp -d "${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}/server.dir.XXXXXX") || return 1
+  # SERVER_LOG_DIR: where the class grader keeps the servers' output.
+  log=$(mktemp "${SERVER_LOG_DIR:-${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}}/$(basename "${BATS_TEST_FILENAME:-server}" .bats).log.XXXXXX") || return 1
+  dir=$(mktemp -d "${SERVER_DIR_BASE:-${BATS_FILE_TMPDIR:-${TMPDIR:-/tmp}}}/server.dir.XXXXXX") || return 1
   case $log in /*) ;; *) log="$PWD/$log" ;; esac
   case $dir in /*) ;; *) dir="$PWD/$dir" ;; esac
   case $server in /*) ;; */*) server="$PWD/$server" ;; esac # a bare name is found on PATH
@@ -60,7 +68,7 @@ start_server() {
       (cd "$dir" && exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
         --error-exitcode=99 --log-file="$log.vg" "$server" --port "$PORT" "$@") >"$log" 2>&1 &
     else
-      (cd "$dir" && exec "$server" --port "$PORT" "$@") >"$log" 2>&1 &
+      (cd "$dir" && exec ${JAIL:+"$JAIL"} "$server" --port "$PORT" "$@") >"$log" 2>&1 &
     fi
     SERVER_PID=$!
     export SERVER_PID
@@ -128,6 +136,18 @@ stop_server() {
     cat "$SERVER_LOG" "$SERVER_LOG.vg" 2>/dev/null | tail -60 >&2
     return 1
   fi
+}
+
+# server_process: the pid of the server process itself, SERVER_PID but
+# under the class grader, which sets JAIL (tests/tools/jail.sh): there
+# SERVER_PID is the jail's, and the server four processes below it (the
+# jail, bubblewrap, the init of its pid namespace, the jail again inside).
+server_process() {
+  local pid=$SERVER_PID
+  if [ -n "${JAIL:-}" ]; then
+    for _ in 1 2 3 4; do pid=$(pgrep -P "$pid" | head -1); done
+  fi
+  echo "$pid"
 }
 
 # Talk to the server through the real redis-cli (bounded: expect.bash).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # class_check.sh -- checks make starter and make grade-class on chapter 05.
 #
-# Builds a starter for chapter 05 and a class of four submissions:
+# Builds a starter for chapter 05 and a class of nine submissions:
 #   reference   steps/05-active-sampling copied into the workspace;
 #   unchanged   the starter as handed out;
 #   broken      a workspace that does not compile;
@@ -10,7 +10,22 @@
 #               another submission, in a directory of this test), to
 #               connect to a port this test listens on, on 127.0.0.1 only,
 #               outside the sandbox, and to read a solution and another
-#               submission (if it can, it exits: no full marks).
+#               submission (if it can, it exits: no full marks);
+# and five more whose code, at the top of main(), attacks the grade itself:
+#   forger      the unchanged starter, appending a passing grade line and
+#               TAP lines to every descriptor it can reach (its own, and
+#               every process's through /proc/PID/fd);
+#   junit       the unchanged starter, writing a passing JUnit report into
+#               each stage's directory of the grader's JUnit files;
+#   daemon      the reference, leaving a process behind that holds the
+#               server's descriptors and sleeps for ever;
+#   binder      the reference, leaving a process behind that holds the 64
+#               ports above its own, where the grader looks for free ones;
+#   filler      the reference, writing its directory full and trying its
+#               copy of the workspace.
+# Each must get its true grade: the forger and junit 0 points like the
+# unchanged starter, the daemon, binder and filler full marks in about the
+# reference's time, with a note of what was killed or hit a limit.
 # The same starter made with EXCERPTS=hide must differ only in chapter 05's
 # text (and its README), where each excerpt of steps/05 is a note naming its
 # function and contract, and the excerpt check must pass with nothing
@@ -93,16 +108,129 @@ make_class() {
   make -s --no-print-directory starter STEP=05 DEST="$tmp/starter" >/dev/null || return 1
   ws=workspace/$STEP
   mkdir -p "$subs"
-  for s in reference unchanged broken escaper; do git clone -q "$tmp/starter" "$subs/$s"; done
-  rm -rf "$subs/reference/$ws" "$subs/escaper/$ws"
-  cp -r "steps/$STEP" "$subs/reference/$ws"
-  cp -r "steps/$STEP" "$subs/escaper/$ws"
+  for s in reference unchanged broken escaper "${HOSTILE[@]}"; do git clone -q "$tmp/starter" "$subs/$s"; done
+  for s in reference escaper daemon binder filler; do
+    rm -rf "${subs:?}/$s/$ws" && cp -r "steps/$STEP" "$subs/$s/$ws"
+  done
   printf '\nthis line is not C;\n' >>"$subs/broken/$ws/main.c"
   mkdir -p "$tmp/outside"
   targets=("$tmp/outside/escaped" "$ROOT/escaped-from-class-check" "$subs/reference/escaped")
   reads=("$ROOT/docs/solutions/$STEP-ex1.patch" "$subs/reference/$ws/main.c")
   escape_code "$port" "${targets[@]}" >"$tmp/escape.c"
-  call_first_in_main "$subs/escaper/$ws/main.c" "$tmp/escape.c" try_to_escape
+  call_first_in_main "$subs/escaper/$ws/main.c" "$tmp/escape.c" try_to_escape || return 1
+  for s in "${HOSTILE[@]}"; do
+    "${s}_code" >"$tmp/$s.c"
+    call_first_in_main "$subs/$s/$ws/main.c" "$tmp/$s.c" "hostile_$s" || return 1
+  done
+}
+
+# ---- The submissions that attack the grade -----------------------------------------
+# Each is a C function, hostile_ and its submission's name, called first in main().
+HOSTILE=(forger junit daemon binder filler)
+hostile_includes() {
+  printf '#include <%s>\n' arpa/inet.h dirent.h errno.h fcntl.h signal.h stdio.h stdlib.h string.h \
+    sys/socket.h sys/stat.h unistd.h
+}
+forger_code() {
+  hostile_includes
+  cat <<'C'
+static void hostile_forger(void) {
+  const char *line = "grade: stages 6/6, points 100/100, checks 99 passed 0 failed, first failing none\n";
+  const char *tap = "ok 1 forged\nok 2 forged\n";
+  for (int fd = 0; fd < 256; fd++) {
+    (void)!write(fd, line, strlen(line));
+    (void)!write(fd, tap, strlen(tap));
+  }
+  DIR *d = opendir("/proc");
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    char path[300];
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    for (int fd = 1; fd <= 3; fd++) {
+      snprintf(path, sizeof path, "/proc/%s/fd/%d", e->d_name, fd);
+      int f = open(path, O_WRONLY | O_APPEND);
+      if (f >= 0) {
+        (void)!write(f, line, strlen(line));
+        close(f);
+      }
+    }
+  }
+  if (d) closedir(d);
+}
+C
+}
+junit_code() {
+  hostile_includes
+  cat <<'C'
+static void hostile_junit(void) {
+  static const char *stages[] = {"05-1", "05-2", "05-3", "05-4", "05-5", "05-6", "earlier"};
+  char path[200];
+  for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) {
+    snprintf(path, sizeof path, "/grading/junit/%s", stages[i]);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "/grading/junit/%s/report.xml", stages[i]);
+    FILE *f = fopen(path, "w");
+    if (!f) continue;
+    fputs("<testsuites><testsuite name=\"forged\" tests=\"1\" failures=\"0\">"
+          "<testcase name=\"forged\"/></testsuite></testsuites>\n", f);
+    fclose(f);
+  }
+}
+C
+}
+daemon_code() {
+  hostile_includes
+  cat <<'C'
+static void hostile_daemon(void) {
+  if (fork() == 0) {
+    setsid();
+    for (;;) pause();
+  }
+}
+C
+}
+binder_code() {
+  hostile_includes
+  cat <<'C'
+static void hostile_binder(void) {
+  if (fork() != 0) return;
+  for (int port = 20000; port < 20064; port++) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0) listen(fd, 1);
+  }
+  for (;;) pause();
+}
+C
+}
+filler_code() {
+  hostile_includes
+  cat <<'C'
+static void hostile_filler(void) {
+  static char block[1 << 20];
+  signal(SIGXFSZ, SIG_IGN); /* a file at its size limit: the next file */
+  const char *copy[] = {"/class/workspace/05-active-sampling/filled", "/class/build/workspace/filled"};
+  for (size_t i = 0; i < 2; i++) {
+    FILE *f = fopen(copy[i], "w");
+    if (f) fclose(f);
+  }
+  for (int n = 0;; n++) {
+    char name[32];
+    snprintf(name, sizeof name, "fill.%d", n);
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) break;
+    ssize_t w = 0;
+    while ((w = write(fd, block, sizeof block)) == (ssize_t)sizeof block) {
+    }
+    close(fd);
+    if (w < 0 && errno != EFBIG) {
+      perror("filler");
+      break;
+    }
+  }
+}
+C
 }
 
 # call_first_in_main MAIN_C CODE_FILE FUNCTION: put the code above main()
@@ -165,7 +293,36 @@ rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
 print(rows.get(sys.argv[2], {}).get(sys.argv[3], "(no row)"))' "$1/grades.csv" "$2" "$3"
 }
 
-echo "1..33"
+# hostile_checks OUT: the five submissions that attack the grade got their
+# true grades (see the top of this file).
+hostile_checks() {
+  local o=$1 ref_s
+  check "forger: graded as the unchanged starter: 0 points, first failing $first" "0 $first" \
+    "$(field "$o" forger points) $(field "$o" forger first_failing_stage)"
+  check "forger: its forged grade line reached no output of the grader's, only its servers' logs" "0 yes" \
+    "$(grep -c '^grade: stages 6/6, points 100/100, checks 99' "$o/students/forger/grade.txt") $(
+      cat "$o"/students/forger/servers/*/* 2>/dev/null | grep -q '^grade: stages 6/6, points 100/100' && echo yes || echo no)"
+  check "junit: graded as the unchanged starter (0 points), its junit.xml has failures and no forged suite" "0 yes 0" \
+    "$(field "$o" junit points) $(python3 -c 'import sys,xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+print("yes" if int(r.get("failures")) > 0 else "no", sum(1 for s in r.iter("testsuite") if "forged" in s.get("name", "")))' \
+      "$o/students/junit/junit.xml" 2>&1)"
+  ref_s=$(field "$o" reference seconds)
+  for s in daemon binder; do
+    check "$s: full marks, and a note that what it left behind was killed" "$nst/$nst 100 none yes" \
+      "$(field "$o" $s stages_passed)/$(field "$o" $s stages_total) $(field "$o" $s points) $(field "$o" $s first_failing_stage) $(
+        field "$o" $s note | grep -q 'left processes behind, killed' && echo yes || echo "no: note '$(field "$o" $s note)'")"
+  done
+  check "daemon: graded in about the reference's time ($ref_s s): at most twice that and 30 s" yes \
+    "$([ "$(field "$o" daemon seconds)" -le $((2 * ref_s + 30)) ] && echo yes || echo "no: $(field "$o" daemon seconds) s")"
+  check "filler: full marks, with a note that a size limit was reached" "100 none yes" \
+    "$(field "$o" filler points) $(field "$o" filler first_failing_stage) $(
+      field "$o" filler note | grep -q 'a size limit was reached' && echo yes || echo "no: note '$(field "$o" filler note)'")"
+  check "the graders' own tmpfs and the servers' disk are the sandbox's: no file the filler wrote is left" 0 \
+    "$(find "${TMPDIR:-/tmp}" -maxdepth 4 -name 'fill.[0-9]*' 2>/dev/null | wc -l)"
+}
+
+echo "1..49"
 start_listener
 if make_class; then ok "a starter for chapter 05 and four submissions"; else not_ok "a starter for chapter 05 and four submissions"; exit 1; fi
 
@@ -256,29 +413,32 @@ check "unchanged: builds, passes no stage, not even the earlier chapters', 0 poi
   "$(field "$out" unchanged built) $(field "$out" unchanged stages_passed) $(field "$out" unchanged stages_total) $(field "$out" unchanged points) $(field "$out" unchanged first_failing_stage)"
 check "broken: does not build" "0 0 $nst build" \
   "$(field "$out" broken built) $(field "$out" broken stages_passed) $(field "$out" broken stages_total) $(field "$out" broken first_failing_stage)"
-check "grades.md keeps the friendly names and 'yes' and '$nst/$nst' for people" yes \
-  "$(grep -qF '| student | builds | stages | points | checks passed | checks failed | first failing | seconds | note |' "$out/grades.md" &&
-     grep -qE "^\| reference \| yes \| $nst/$nst \| 100 \| ${ref_checks:-x} \| 0 \| none \| [0-9]+ \|  \|$" "$out/grades.md" && echo yes || echo no)"
+check "grades.md keeps the friendly names and 'yes' and '$nst/$nst' for people, and links each student's feedback" yes \
+  "$(grep -qF '| student | builds | stages | points | checks passed | checks failed | first failing | seconds | note | feedback |' "$out/grades.md" &&
+     grep -qE "^\| reference \| yes \| $nst/$nst \| 100 \| ${ref_checks:-x} \| 0 \| none \| [0-9]+ \|  \| \[trail\]\(students/reference/trail.md\) · \[grade\]\(students/reference/grade.txt\) · \[build\]\(students/reference/build.txt\) \|$" "$out/grades.md" && echo yes || echo no)"
 check "broken: its grade.txt has the compiler's error" yes \
   "$(grep -q 'error' "$out/students/broken/grade.txt" && echo yes || echo no)"
 check "escaper: graded, all stages pass (so it could read neither a solution nor a classmate's work)" "1 $nst none" \
   "$(field "$out" escaper built) $(field "$out" escaper stages_passed) $(field "$out" escaper first_failing_stage)"
 check "escaper: none of its 3 files (nor the mark of a read) was written outside the sandbox" 0 "$(escaped_files)"
 check "escaper: the listener outside saw no connection" 0 "$(cat "$tmp/connections" 2>/dev/null || echo 0)"
+hostile_checks "$out"
 check "the submissions did not change" "$subs_before" "$(fingerprint "$tmp/submissions")"
 check "the project tree did not change (but build/)" "$root_before" "$(fingerprint "$ROOT" build .git)"
 
-reports=$(cd "$out" && ls grades.csv grades.md grades.html summary.md students/*/grade.txt students/*/junit.xml 2>/dev/null | wc -l)
-check "reports: 4 tables and grade.txt and junit.xml for each of 4 students" 12 "$reports"
+reports=$(cd "$out" && ls grades.csv grades.md grades.html summary.md students/*/grade.txt students/*/junit.xml \
+  students/*/trail.md 2>/dev/null | wc -l)
+check "reports: 4 tables and grade.txt, junit.xml and trail.md for each of 9 students" 31 "$reports"
 check "junit.xml parses, the reference's has no failure" "0" \
   "$(python3 -c 'import sys,xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().get("failures"))' "$out/students/reference/junit.xml" 2>&1)"
 check "junit.xml of the unchanged starter has a failure" "yes" \
   "$(python3 -c 'import sys,xml.etree.ElementTree as E; print("yes" if int(E.parse(sys.argv[1]).getroot().get("failures")) > 0 else "no")' "$out/students/unchanged/junit.xml" 2>&1)"
 check "summary.md says where students stopped" yes \
-  "$(grep -q "| $first | 1 | unchanged |" "$out/summary.md" && grep -q '| build | 1 | broken |' "$out/summary.md" && echo yes || echo no)"
+  "$(grep -q "| $first | 3 | forger, junit, unchanged |" "$out/summary.md" && grep -q '| build | 1 | broken |' "$out/summary.md" && echo yes || echo no)"
 
 if [ -n "${QUICK:-}" ]; then
-  for what in "a second run gives the same grades" "escaper, second run: no file written, no connection" \
+  for what in "a second run gives the same grades" forger forger junit daemon binder "daemon's time" filler \
+    "filler's files" "escaper, second run: no file written, no connection" \
     "hog: process limit" "hog: nothing left" "hog: graded and failed"; do
     n=$((n + 1)); echo "ok $n - $what # skip QUICK is set"
   done
@@ -287,14 +447,25 @@ if [ -n "${QUICK:-}" ]; then
   exit
 fi
 
-# The same submissions again: the same grades (the seconds aside).
+# The same submissions again: the same grades (the seconds aside). Run by
+# root, the first run's sandbox was uid 65534's; this one is run by an
+# ordinary user (65533), whose sandbox is then its own.
 cp "$out/grades.csv" "$tmp/grades1.csv"
-make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run2.log" 2>&1
-check "a second run gives the same grades" "$(cut -d, -f1-8 "$tmp/grades1.csv")" "$(cut -d, -f1-8 "$out/grades.csv")"
+as_user=() who="the same user"
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$tmp/userhome" && printf '[safe]\n\tdirectory = *\n' >"$tmp/userhome/.gitconfig"
+  rm -rf "$out" && mkdir -p "$out" && chown -R 65533:65533 "$tmp/userhome" "$out"
+  as_user=(setpriv --reuid=65533 --regid=65533 --clear-groups env HOME="$tmp/userhome") who="an ordinary user (uid 65533)"
+fi
+"${as_user[@]}" make -s --no-print-directory grade-class STEP=05 SUBMISSIONS="$tmp/submissions" OUT="$out" TIMEOUT=300 >"$tmp/run2.log" 2>&1
+check "a second run, by $who, gives the same grades" "$(cut -d, -f1-8 "$tmp/grades1.csv")" "$(cut -d, -f1-8 "$out/grades.csv")"
+[ -s "$out/grades.csv" ] || tail -20 "$tmp/run2.log" | sed 's/^/#   /'
+hostile_checks "$out"
 check "escaper, second run: no file written, no connection" "0 0" \
   "$(escaped_files) $(cat "$tmp/connections" 2>/dev/null || echo 0)"
 # A fork bomb and endless wait, alone, with low limits: at most NPROC
-# processes of the sandbox's user at any time, none left after, a row.
+# processes of the sandbox's user at any time (its jail has half of them),
+# none left after, a row.
 # Only as root, when that user (65534) runs nothing but the sandbox.
 if [ "$(id -u)" != 0 ]; then
   for what in "hog: process limit" "hog: nothing left" "hog: graded and failed"; do
@@ -321,8 +492,8 @@ hog_class() {
   most=$(sort -n "$tmp/samples" | tail -1)
 }
 hog_class
-check "hog: the sandbox user never had more than NPROC=64 processes, and came near" yes \
-  "$([ "${most:-0}" -le 64 ] && [ "${most:-0}" -ge 40 ] && echo yes || echo "no: at most ${most:-?}")"
+check "hog: the sandbox user never had more than NPROC=64 processes, and its jail came near its half, 32" yes \
+  "$([ "${most:-0}" -le 64 ] && [ "${most:-0}" -ge 32 ] && echo yes || echo "no: at most ${most:-?}")"
 # The kernel reaps the sandbox's processes as its namespace ends: give it 5 s.
 for _ in $(seq 25); do [ "$(ps -u 65534 --no-headers | wc -l)" = 0 ] && break; sleep 0.2; done
 check "hog: no process of the sandbox user is left" 0 "$(ps -u 65534 --no-headers | wc -l)"

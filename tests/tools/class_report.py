@@ -4,16 +4,21 @@
     class_report.py junit GRADE_TXT JUNIT_DIR NAME   one student's junit.xml, on stdout
     class_report.py tables OUT TITLE NSTAGES         OUT/grades.csv, grades.md,
                                                      grades.html and summary.md
+    class_report.py trail DEST STAGES                one student's trail.md, on stdout
 
 junit: the JUnit files bats wrote, one per stage (JUNIT_DIR/ID/report.xml),
 merged into one <testsuites>, each suite named after its stage; before them a
 suite "stages" with one case per stage the grader reached, read from its
 output, so that a stage of unit tests (which bats does not run) shows too.
+trail: what the grader kept of one student (DEST is OUT/students/NAME): each
+stage's time and result (STAGES: grade.sh's TRAIL_DIR/stages), the notes of
+its result file, and links to its grade.txt, build.txt and servers' output.
 tables: one row per student from OUT/students/NAME/result (key=value lines).
 grades.csv is for other programs: the header CSV_COLUMNS, numbers in the
 numeric columns (built 1 or 0; the stages as two columns), "\n" line ends.
 grades.md, grades.html and summary.md are for people: COLUMNS, with "yes"
-and "3/6". A row whose fields contradict each other (all stages passed but a
+and "3/6", and in grades.md and grades.html a last column linking each
+student's feedback files. A row whose fields contradict each other (all stages passed but a
 first failing stage, more points than 100, ...) is refused here too, whatever
 wrote it: its points become 0, its first failing "refused", and its note
 says why.
@@ -72,6 +77,32 @@ def junit(grade_txt, junit_dir, name):
     sys.stdout.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
 
 
+def trail(dest, stages):
+    dest = pathlib.Path(dest)
+    kv = dict(line.split("=", 1) for line in (dest / "result").read_text().splitlines() if "=" in line)
+    out = ["# %s: what the grader kept" % kv.get("student", dest.name), "",
+           "Stages %s, %s points, first failing %s, %s s in all." % (
+               kv.get("stages"), kv.get("points"), kv.get("first"), kv.get("seconds")), ""]
+    out += ["Notes: %s" % (kv.get("note") or "none: nothing was killed and no limit was reached."), ""]
+    out += ["- [grade.txt](grade.txt): the grader's whole output", "- [build.txt](build.txt): the build"]
+    lines = pathlib.Path(stages).read_text().splitlines() if pathlib.Path(stages).exists() else []
+    if lines:
+        out += ["", "| stage | seconds | result | servers' output |", "|---|---|---|---|"]
+        for line in lines:
+            stage, seconds, result = (line.split() + ["", "", ""])[:3]
+            logs = sorted(p for p in (dest / "servers" / stage).glob("*") if p.is_file())
+            links = ", ".join("[%s](servers/%s/%s)" % (p.name, stage, p.name) for p in logs) or "none"
+            out.append("| %s | %s | %s | %s |" % (stage, seconds, result, links))
+    return "\n".join(out) + "\n"
+
+
+def feedback_links(student, html_links=False):
+    files = [("trail", "trail.md"), ("grade", "grade.txt"), ("build", "build.txt")]
+    if html_links:
+        return " ".join('<a href="students/%s/%s">%s</a>' % (html.escape(student), f, t) for t, f in files)
+    return " · ".join("[%s](students/%s/%s)" % (t, student, f) for t, f in files)
+
+
 def rows(out):
     result = []
     for f in sorted(pathlib.Path(out, "students").glob("*/result")):
@@ -122,14 +153,15 @@ def csv_row(row):
 
 
 def markdown_table(table):
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(r) + " |" for r in table]
+    lines = ["| " + " | ".join(COLUMNS + ["feedback"]) + " |", "|" + "---|" * (len(COLUMNS) + 1)]
+    lines += ["| " + " | ".join(r + [feedback_links(r[0])]) + " |" for r in table]
     return "\n".join(lines) + "\n"
 
 
 def html_page(title, table):
-    head = "".join("<th>%s</th>" % html.escape(c) for c in COLUMNS)
-    body = "".join("<tr>%s</tr>\n" % "".join("<td>%s</td>" % html.escape(v) for v in r) for r in table)
+    head = "".join("<th>%s</th>" % html.escape(c) for c in COLUMNS + ["feedback"])
+    body = "".join("<tr>%s<td>%s</td></tr>\n" % ("".join("<td>%s</td>" % html.escape(v) for v in r),
+                                                 feedback_links(r[0], html_links=True)) for r in table)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Grades: %s</title>\n"
             "<style>body{font-family:sans-serif}table{border-collapse:collapse}"
             "td,th{border:1px solid #999;padding:3px 8px;text-align:left}</style></head>\n"
@@ -172,6 +204,8 @@ def tables(out, title, nstages):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "junit":
         junit(*sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "trail":
+        sys.stdout.write(trail(*sys.argv[2:]))
     elif len(sys.argv) == 5 and sys.argv[1] == "tables":
         tables(*sys.argv[2:])
     else:

@@ -12,6 +12,11 @@
 #             stage that passes earns its points)
 #   JUNIT_DIR  also write bats's JUnit report of each stage, as
 #             JUNIT_DIR/ID/report.xml (the class grader merges them)
+#   STAGE_TIMEOUT  stop each unit-test binary and each run of a stage's
+#             suites after that many seconds, and fail the stage
+#   TRAIL_DIR  also keep a trail there (the class grader): a line per stage
+#             in TRAIL_DIR/stages ("ID seconds passed|failed|not-run"), and
+#             each server's output, capped, in TRAIL_DIR/ID/
 # The stages are in tests/NN-name/stages; tests/tools/stages.py reads them.
 # Each stage's count says how many checks passed, failed and were skipped
 # (a test skipped by design: see tests/run.sh). The last line is for
@@ -40,6 +45,16 @@ if [ "${SERVER:-}" != redis-server ] && [ ! -x "${SERVER:-}" ]; then
 fi
 echo "grading chapter $num with $SERVER"
 
+# bounded CMD...: CMD, stopped after STAGE_TIMEOUT seconds when that is set
+# (status 124, or 137 when it had to be killed).
+bounded() {
+  if [ -n "${STAGE_TIMEOUT:-}" ]; then timeout -k 5 "$STAGE_TIMEOUT" "$@"; else "$@"; fi
+}
+timed_out() { # timed_out STATUS WHAT: say so when STATUS is bounded()'s
+  [ "$1" = 124 ] || [ "$1" = 137 ] || return 1
+  echo "  stopped: $2 ran past STAGE_TIMEOUT=$STAGE_TIMEOUT s"
+}
+
 # Check prints "100%: Checks: 7, Failures: 0, Errors: 0" and, per failure,
 # "file.c:LINE:F:suite:test:0: message".
 # A unit named NAME:CASE is one test case of NAME, run alone (CK_RUN_CASE).
@@ -57,10 +72,16 @@ run_unit() {
     checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
     return 1
   fi
-  out=$(if [ -n "$case" ]; then CK_RUN_CASE=$case "$bin"; else "$bin"; fi 2>&1)
+  out=$(if [ -n "$case" ]; then CK_RUN_CASE=$case bounded ${JAIL:+"$JAIL"} "$bin"; else bounded ${JAIL:+"$JAIL"} "$bin"; fi 2>&1)
   local status=$? line bad
+  if timed_out "$status" "unit tests $1"; then
+    checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
+    return 1
+  fi
   line=$(grep -E 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' <<<"$out" | tail -1)
-  checks=$((checks + $(sed -nE 's/.*Checks: ([0-9]+).*/\1/p' <<<"$line")))
+  local ran
+  ran=$(sed -nE 's/.*Checks: ([0-9]+).*/\1/p' <<<"$line")
+  checks=$((checks + ${ran:-0}))
   bad=$(sed -nE 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/p' <<<"$line")
   # No summary: the binary crashed, which counts as one failed check.
   [ -n "$bad" ] || { bad=1; checks=$((checks + 1)); }
@@ -92,8 +113,9 @@ run_bats() { # run_bats ID STAGE FILES...
   if [ -n "${JUNIT_DIR:-}" ]; then
     mkdir -p "$JUNIT_DIR/$stage" && junit=(--report-formatter junit --output "$JUNIT_DIR/$stage")
   fi
-  out=$(bats --tap "${junit[@]}" "${filter[@]}" "$@" 2>&1)
+  out=$(bounded bats --tap "${junit[@]}" "${filter[@]}" "$@" 2>&1)
   local status=$? ok notok skip
+  timed_out "$status" "stage $stage's suites"
   # -a: a reply with binary bytes in it must not make grep drop lines.
   ok=$(grep -acE '^ok [0-9]+' <<<"$out")
   skip=$(grep -acE '^ok [0-9]+ .*# skip' <<<"$out")
@@ -119,6 +141,9 @@ summary() { # summary FIRST_FAILING
 run_stage() {
   local id=$1 section=$2 units=$3 files=$4 ok=1 u
   checks=0 failed_checks=0 skipped_checks=0
+  if [ -n "${TRAIL_DIR:-}" ]; then
+    SERVER_LOG_DIR=$(mktemp -d) && export SERVER_LOG_DIR
+  fi
   IFS=, read -ra unit_list <<<"$units"
   for u in "${unit_list[@]}"; do run_unit "$u" || ok=0; done
   if [ "$ok" = 1 ] && [ -n "$files" ]; then
@@ -130,7 +155,35 @@ run_stage() {
     fi
   fi
   total=$((total + checks)) all_failed=$((all_failed + failed_checks)) all_skipped=$((all_skipped + skipped_checks))
+  [ -z "${TRAIL_DIR:-}" ] || keep_server_logs "$id"
   [ "$ok" = 1 ]
+}
+
+# keep_server_logs ID: each server's output of the stage into TRAIL_DIR/ID/,
+# at most TRAIL_LOG_BYTES of each (its start and its end) and TRAIL_LOGS of
+# them, so that a server that writes without end costs the trail little.
+TRAIL_LOG_BYTES=16384 TRAIL_LOGS=40
+keep_server_logs() {
+  local dest=$TRAIL_DIR/$1 log size kept=0 half=$((TRAIL_LOG_BYTES / 2))
+  mkdir -p "$dest"
+  for log in "$SERVER_LOG_DIR"/*; do
+    [ -f "$log" ] || continue
+    kept=$((kept + 1))
+    [ "$kept" -le "$TRAIL_LOGS" ] || continue
+    size=$(stat -c %s "$log")
+    if [ "$size" -le "$TRAIL_LOG_BYTES" ]; then
+      cp "$log" "$dest/"
+    else
+      { head -c "$half" "$log"; printf '\n[... %d bytes left out ...]\n' $((size - 2 * half)); tail -c "$half" "$log"; } >"$dest/${log##*/}"
+    fi
+  done
+  [ "$kept" -le "$TRAIL_LOGS" ] || echo "$((kept - TRAIL_LOGS)) more server logs left out" >"$dest/more"
+  rm -rf "$SERVER_LOG_DIR"
+}
+
+# trail ID RESULT: the stage's line in TRAIL_DIR/stages.
+trail() {
+  [ -z "${TRAIL_DIR:-}" ] || echo "$1 $((SECONDS - stage_start)) $2" >>"$TRAIL_DIR/stages"
 }
 
 # own_stage_passes: does any of the chapter's own stages pass? Run alone,
@@ -154,6 +207,7 @@ total=0 passed_stages=0 all_failed=0 all_skipped=0 points=0 own_passed=0 first_f
 nstages=$(wc -l <<<"$plan")
 while IFS=$'\x1f' read -r id pts what section anchor units files; do
   printf 'stage %s (%s points): %s\n' "$id" "$pts" "$what"
+  stage_start=$SECONDS
   if [ -z "$section" ] && [ "$own_passed" = 0 ] && ! { [ -n "${STAGE:-}" ] && own_stage_passes; }; then
     # The earlier chapters' stage, with none of this chapter's own passed.
     echo "  not run: none of chapter $num's own stages passes, and earlier chapters alone earn no points"
@@ -164,6 +218,7 @@ while IFS=$'\x1f' read -r id pts what section anchor units files; do
     ok=0 not_run=0
   fi
   if [ "$ok" = 0 ]; then
+    trail "$id" "$([ "$not_run" = 1 ] && echo not-run || echo failed)"
     [ "$first_failing" = none ] && first_failing=$id
     echo
     echo "Stage $id failed: $what."
@@ -184,6 +239,7 @@ while IFS=$'\x1f' read -r id pts what section anchor units files; do
   fi
   printf "  passed: %d check%s passed, %d failed, %d skipped\n" "$((checks - failed_checks - skipped_checks))" \
     "$([ "$((checks - failed_checks - skipped_checks))" = 1 ] || echo s)" "$failed_checks" "$skipped_checks"
+  trail "$id" passed
   passed_stages=$((passed_stages + 1)) points=$((points + pts))
   [ -n "$section" ] && own_passed=$((own_passed + 1))
 done <<<"$plan"

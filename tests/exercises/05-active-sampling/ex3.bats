@@ -121,7 +121,7 @@ build_scan_test() {
   send_as "build tests/exercises/05-active-sampling/unit_dict_scan.c with $src/dict.c compiled in" \
     build_scan_test "$src" "$bin"
   expect_status 0
-  send_as "$bin (the unit test of dict_scan())" "$bin"
+  send_as "$bin (the unit test of dict_scan())" ${JAIL:+"$JAIL"} "$bin"
   echo "$output"
   expect_status 0
 }

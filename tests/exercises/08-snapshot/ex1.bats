@@ -75,7 +75,7 @@ refused_start() {
   port=$(pick_port) || return 1
   if is_reference; then flags=(--bind 127.0.0.1 --save '' --appendonly no --databases 1); fi
   SENT="$(quote_args "$(basename "$SERVER")" "$@"), expected to refuse to start"
-  "$SERVER" --port "$port" "${flags[@]}" "$@" >"$log" 2>&1 &
+  ${JAIL:+"$JAIL"} "$SERVER" --port "$port" "${flags[@]}" "$@" >"$log" 2>&1 &
   pid=$!
   deadline=$(($(now_ms) + REFUSE_TIMEOUT_MS))
   while running "$pid"; do
