@@ -332,8 +332,11 @@ if [ -n "$whole_run" ] && [ -n "$behaviour_only" ] && in_scope rest; then
   add_part "exercise graders: each against its solution, the unmodified step and redis-server" \
     run_tap "exercise graders" env BUILD="$BUILD" NO_REFERENCE="${NO_REFERENCE:-}" bash tests/exercises/check.sh
   have_part "class grading" tests/tools/class_check.sh steps/05-active-sampling /usr/bin/bwrap &&
-    add_part "instructors: a chapter-05 starter and a class of four graded in a sandbox" \
+    add_part "instructors: a chapter-05 starter and a class of nine graded in a sandbox, five of them hostile" \
       run_tap "starter and class grading (chapter 05)" env QUICK=1 bash tests/tools/class_check.sh
+  have_part "every chapter's starter" tests/tools/starter_check.sh docs/solutions &&
+    add_part "instructors: every chapter's starter, its notes, commands, unit tests and first message" \
+      run_tap "starters of every chapter" bash tests/tools/starter_check.sh
   have_part "GitHub Classroom autograding" tests/tools/classroom_check.sh steps/05-active-sampling &&
     add_part "instructors: GitHub Classroom's autograding commands (chapter 05)" \
       run_tap "GitHub Classroom autograding (chapter 05)" bash tests/tools/classroom_check.sh

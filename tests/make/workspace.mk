@@ -19,7 +19,8 @@
 # for the others) are built against the workspace's files into build/workspace/NAME/unit/, with
 # the same names as under build/unit/, and the grader runs those. One that
 # does not build (it tests a file not written yet) is reported by the grader
-# as not built.
+# as not built, with the start of what the compiler said (kept beside it, in
+# NAME.log), at its stage: a later stage's errors do not come first.
 
 .PHONY: workspace
 workspace:
@@ -112,9 +113,9 @@ $(WS_OUT)/unit/%: $(WS_UNIT_FROM)/%.c $(WS_OUT)/modules.a
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(if $(WS_Q),@echo "  unit $@")
-	$(WS_Q)$(CC) $(WS_CFLAGS) $(DEPFLAGS) $(CHECK_FLAGS) -DSTEP_NAME='"$(STEP_DIR)"' $(WS_INC) \
-	  $< $(WS_OUT)/modules.a -o $@ $(CHECK_LIBS) $(LDLIBS) $(LIBS_$(STEP_DIR)) \
-	  || echo "$@ did not build: the grader reports it"
+	$(WS_Q){ $(CC) $(WS_CFLAGS) $(DEPFLAGS) $(CHECK_FLAGS) -DSTEP_NAME='"$(STEP_DIR)"' $(WS_INC) \
+	  $< $(WS_OUT)/modules.a -o $@ $(CHECK_LIBS) $(LDLIBS) $(LIBS_$(STEP_DIR)) >$@.log 2>&1 && cat $@.log; } \
+	  || echo "  $(@F) did not build: the grader shows why at its stage ($@.log)"
 endif
 
 GRADE_NEEDS    := $(WS_BIN) $(WS_UNITS)

@@ -58,6 +58,9 @@ timed_out() { # timed_out STATUS WHAT: say so when STATUS is bounded()'s
 # Check prints "100%: Checks: 7, Failures: 0, Errors: 0" and, per failure,
 # "file.c:LINE:F:suite:test:0: message".
 # A unit named NAME:CASE is one test case of NAME, run alone (CK_RUN_CASE).
+# A workspace's unit test that did not build left the compiler's output in
+# NAME.log beside it (workspace.mk): its first COMPILER_LINES lines are shown.
+COMPILER_LINES=12
 run_unit() {
   local bin=$UNIT_DIR/${1%%:*} case="" out
   [[ "$1" == *:* ]] && case=${1#*:}
@@ -66,9 +69,16 @@ run_unit() {
     if [[ "$unit" == */* ]]; then src=tests/$unit.c; else src=tests/unit/$unit.c; fi
     doc=$(ls docs/"$num"-*.md 2>/dev/null | grep -v -- '-table.md' | head -1)
     echo "  unit tests $1: not built ($bin)"
-    echo "    $src did not compile against the server's files (the compiler said"
-    echo "    why, above). It calls what the chapter adds: \"Files this chapter"
-    echo "    changes\" in ${doc:-the chapter} lists the files, (new) the ones to create."
+    if [ -s "$bin.log" ]; then
+      echo "    $src did not compile against the server's files; the compiler said:"
+      head -"$COMPILER_LINES" "$bin.log" | sed 's/^/      /'
+      [ "$(wc -l <"$bin.log")" -le "$COMPILER_LINES" ] || echo "      ... (all of it: $bin.log)"
+    else
+      echo "    $src did not compile against the server's files (the compiler said"
+      echo "    why, above)."
+    fi
+    echo "    It calls what the chapter adds: \"Files this chapter changes\" in"
+    echo "    ${doc:-the chapter} lists the files, (new) the ones to create."
     checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
     return 1
   fi
@@ -88,12 +98,13 @@ run_unit() {
   failed_checks=$((failed_checks + bad))
   if [ "$status" -ne 0 ] || [ -z "$line" ] || ! grep -q 'Failures: 0, Errors: 0' <<<"$line"; then
     echo "  unit tests $1: ${line:-no summary (the test binary crashed)}"
+    # A workspace's stubs abort with "not written yet: f() in file.c, see
+    # ...": the cause of the failures below, so it comes first.
+    grep -o 'not written yet: .*' <<<"$out" | sort -u | head -5 | sed 's/^/    /'
     # A failure's line, and the indented lines of its message (sent, expected,
     # received) under it.
     awk '/:[FES]:/ { show = 1; print; next } show && /^  / { print; next } { show = 0 }' <<<"$out" |
       sed -E 's/^[^:]*\/([^/:]+:)/\1/; s/^/    /' | head -30
-    # A workspace's stubs abort with "not written yet: f() in file.c, see ...".
-    grep -o 'not written yet: .*' <<<"$out" | sort -u | head -5 | sed 's/^/    /'
     [ -n "$line" ] || tail -5 <<<"$out" | sed 's/^/    /'
     if grep -q 'Received signal' <<<"$out"; then
       echo "    (a test crashed: Check names the test's first line, not where it crashed;"

@@ -3,7 +3,7 @@
 learner's workspace holds for the files a chapter teaches (make workspace
 STEP=01 or 02; tests/tools/workspace.sh calls it).
 
-    skeleton.py [--given NAME,NAME...] DOC SRC DEST
+    skeleton.py [--given NAME,NAME...] [--unchanged-from OLD] DOC SRC DEST
 
 DEST keeps everything of SRC that is not inside a function: the includes,
 the types, the macros, the static tables and constants, every signature and
@@ -15,7 +15,10 @@ same way: the learner sees their shape and may write them or others.
 
 The functions named with --given stay whole: code the chapter uses but does
 not teach (chapter 02's SipHash); each name must exist, so the
-list cannot go stale silently.
+list cannot go stale silently. With --unchanged-from, every function whose
+body is the same in OLD (the file in the step before) stays whole too: for a
+file a chapter changes, only what the chapter adds or changes is stubbed. A
+file where that leaves nothing to stub is written whole.
 
 The file is read the way it is written (clang-formatted C): comments,
 strings, character literals and preprocessor lines are skipped, and a brace
@@ -202,12 +205,22 @@ def include_panic(out, first_function_at):
     return out[: last.end()] + "\n" + line + out[last.end():]
 
 
-def skeleton(src, path, doc, given=()):
+def bodies(src, path):
+    """{name: body} of every function defined in src."""
+    return {name: src[open_at:close_at + 1] for name, open_at, close_at in find_functions(src, path)}
+
+
+def skeleton(src, path, doc, given=(), old=None):
     functions = find_functions(src, path)
     missing = set(given) - {f[0] for f in functions}
     if missing:
         raise SkeletonError("%s: no function %s to give whole" % (path, ", ".join(sorted(missing))))
     stripped = [f for f in functions if f[0] not in given]
+    if old is not None:
+        before = bodies(*old)
+        stripped = [f for f in stripped if before.get(f[0]) != src[f[1]:f[2] + 1]]
+        if not stripped:
+            return src, []
     if not stripped:
         raise SkeletonError("%s: no function definition found: nothing to strip" % path)
     out, file_name = src, pathlib.Path(path).name
@@ -222,16 +235,19 @@ def skeleton(src, path, doc, given=()):
 
 
 def main(argv):
-    given = []
+    given, old = [], None
     if len(argv) > 2 and argv[1] == "--given":
         given = [n for n in argv[2].split(",") if n]
         argv = argv[:1] + argv[3:]
+    if len(argv) > 2 and argv[1] == "--unchanged-from":
+        old = (pathlib.Path(argv[2]).read_text(), argv[2])
+        argv = argv[:1] + argv[3:]
     if len(argv) != 4:
-        sys.exit("usage: skeleton.py [--given NAME,NAME...] DOC SRC DEST")
+        sys.exit("usage: skeleton.py [--given NAME,NAME...] [--unchanged-from OLD] DOC SRC DEST")
     doc, src_path, dest = argv[1:]
     src = pathlib.Path(src_path).read_text()
     try:
-        out, names = skeleton(src, src_path, doc, given)
+        out, names = skeleton(src, src_path, doc, given, old)
     except SkeletonError as e:
         sys.exit("skeleton.py: %s" % e)
     pathlib.Path(dest).write_text(out)

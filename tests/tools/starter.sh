@@ -95,6 +95,12 @@ if [ -n "$excerpts" ]; then
   [ "$num" = 01 ] && own+=(common/) # chapter 01 writes common/
   for doc in "$dest/docs/$num"-*.md; do python3 tests/tools/hide_excerpts.py "$doc" "${own[@]}" >/dev/null; done
 fi
+# The chapter's own commands that need its step (make diff STEP=NN, its
+# exercises' make workspace) become what works in the starter.
+if [ -z "$ex" ]; then
+  prev=$(ls -d steps/[0-9][0-9]-*/ | sed 's|steps/||; s|/$||' | awk -v s="$step" '$0 == s { print p } { p = $0 }')
+  python3 tests/tools/starter_text.py "$dest/docs/$step.md" "$step" $prev >/dev/null
+fi
 bash tests/tools/starter_readme.sh "$step" "$ws" "$ex" "$excerpts" >"$dest/README.md"
 # The chapters link to later chapters, benchmarks and solutions, which a
 # starter does not hold: those links become their text.

@@ -11,7 +11,7 @@ if [ -n "$ex" ]; then
 else
   task="chapter $num: read [docs/$step.md](docs/$step.md)"
   grade="make grade STEP=$num"
-  start="what the chapter starts from (for most chapters, a copy of the step before)"
+  start="what the chapter starts from (for most chapters, a copy of the step before, with the chapter's new headers and skeletons of its new files)"
 fi
 docs_line="the chapters up to this one. Read them in order if you are new."
 if [ "$excerpts" = hide ]; then

@@ -9,9 +9,16 @@
 #   02  steps/02-get-set/ (step 01's files and the chapter's new ones), with
 #       the hash table and the keyspace (SKELETONS_02) reduced to skeletons;
 #       it links common/, chapter 01's library, as every later step does
-#   03+ a copy of the step before the chapter (the previous one in steps/,
-#       whatever its number) and, of common/, a copy of each file the
-#       chapter's step holds its own copy of (step 10's net.c and net.h)
+#   03+ the chapter's step with the code the chapter writes taken out: of
+#       the step before the chapter (the previous one in steps/, whatever
+#       its number) every file the chapter leaves alone; of common/, a copy
+#       of each file the chapter's step holds its own copy of (step 10's
+#       net.c and net.h), as the step before builds with it; the chapter's
+#       headers whole, for the declarations and contracts its unit tests and
+#       stages call; main.c whole, the wiring; and every other file the
+#       chapter adds or changes as a skeleton in which only the functions it
+#       adds or changes are stubs (skeleton.py --unchanged-from). A file the
+#       chapter deletes is left out.
 # A skeleton keeps a file's types, signatures and contract comments and turns
 # every function body into a stub that aborts with "not written yet"
 # (tests/tools/skeleton.py); skeletons are made here, from the real files, and
@@ -80,16 +87,36 @@ elif [ "$num" = 02 ]; then
   compare="diff -ru steps/$target $final"
 else
   cp -r "steps/$prev/." "$dest"
-  from="a copy of steps/$prev, the step before chapter $num"
-  # A file of common/ that the chapter's step holds its own copy of (step
-  # 10's net.c) is the chapter's to change: the workspace starts with the
-  # version the step before builds with, common's, which its copy replaces.
-  copies=""
+  # Each file of the chapter's step, against what the step before builds
+  # with: its own copy, or common/'s when it has none (step 10's net.c is
+  # the chapter's change to common/'s).
+  whole="" skeletons="" gone="" copies=""
   for f in "steps/$target"/*.[ch]; do
     f=${f##*/}
-    if [ -f "common/$f" ] && [ ! -e "$dest/$f" ]; then cp "common/$f" "$dest/$f"; copies+=" $f"; fi
+    before=""
+    if [ -e "steps/$prev/$f" ]; then before=steps/$prev/$f; elif [ -f "common/$f" ]; then before=common/$f; fi
+    [ "$before" = "common/$f" ] && copies+=" $f"
+    if [ -n "$before" ] && cmp -s "$before" "steps/$target/$f"; then
+      cp "$before" "$dest/$f"
+    elif [ "$f" = main.c ] || { [[ "$f" == *.h ]] && ! grep -q 'static inline' "steps/$target/$f"; }; then
+      cp "steps/$target/$f" "$dest/$f" && whole+=" $f"
+    elif [ -n "$before" ]; then
+      "$PYTHON" tests/tools/skeleton.py --unchanged-from "$before" "docs/$target.md" \
+        "steps/$target/$f" "$dest/$f" >/dev/null && skeletons+=" $f"
+    else
+      strip "docs/$target.md" "steps/$target" "$f" && skeletons+=" $f"
+    fi
   done
-  [ -z "$copies" ] || from+=", and common/'s${copies}, which the chapter changes in its own copies"
+  for f in "$dest"/*.[ch]; do
+    f=${f##*/}
+    [ -e "steps/$target/$f" ] || { rm "$dest/$f" && gone+=" $f"; }
+  done
+  from="steps/$target/ with the code chapter $num writes taken out: the files it changes or adds"
+  from+=" as they are in steps/$target/ but for a stub in each function it adds or changes:${skeletons}"
+  [ -z "$whole" ] || from+="; its headers and main.c whole:${whole}"
+  from+="; the other files as in steps/$prev"
+  [ -z "$copies" ] || from+=" (and of common/:${copies}, which the step holds copies of)"
+  [ -z "$gone" ] || from+="; without${gone}, which the chapter deletes"
   compare="diff -ru steps/$target $final"
 fi
 mv "$dest" "$final"
