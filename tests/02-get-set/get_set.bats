@@ -142,12 +142,12 @@ used_memory() {
 }
 
 @test "02-7 redis-benchmark SET and GET over a million random keys complete without error" {
-  # The full run in this step's own suite; a shorter one when a later step
-  # replays this suite, or under valgrind. (What it checks is every reply,
-  # not the speed: 50,000 of each keep it well inside RUN_TIMEOUT_S on a
-  # loaded machine, where 200,000 took more than 60 s.)
-  n=50000
-  [ "${SUITE_IS_SERVER_STEP:-1}" != 1 ] && n=20000
+  # What it checks is every reply, not the speed: 20,000 of each keep it
+  # well inside RUN_TIMEOUT_S on a loaded machine, where redis-benchmark got
+  # 2,000 a second (make check LOAD=4 with more beside it) and 50,000 of
+  # each took more than 60 s. The keys are drawn from a million, so the
+  # table still grows many times over. Fewer under valgrind.
+  n=20000
   [ -n "${VALGRIND:-}${SANITIZED:-}" ] && n=10000
   send_as "redis-benchmark -t set,get -n $n -r 1000000 -q" \
     redis-benchmark -p "$PORT" -t set,get -n "$n" -r 1000000 -q
