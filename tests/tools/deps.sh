@@ -25,6 +25,9 @@
 #                                      encode Redis's behaviour; chapters 07
 #                                      and 08 also run it beside the step
 #   python3                            raw-socket tests, the docs checks
+#   procps (pgrep)                     chapter 08's suites, which find the
+#                                      server's BGSAVE child (Debian's
+#                                      minimal system has no pgrep)
 #   libxxhash                          steps 07, 08 and 10 (DIGEST)
 #   graphviz, gnuplot                  make pictures-check (part of make
 #                                      test) draws the pictures and plots again
@@ -54,6 +57,7 @@ SUITE_TOOLS=(
   "redis-benchmark:redis-tools"
   "redis-server:redis-server"
   "python3:python3"
+  "pgrep:procps"
   "header-xxhash:libxxhash-dev"
 )
 # make test's checks of docs/ also draw the pictures and plots again.
