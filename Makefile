@@ -31,6 +31,7 @@ DEPFLAGS := -MMD -MP
 # The libraries a step links with, beyond LDLIBS.
 LIBS_07-set-options-fsm := -lxxhash
 LIBS_08-snapshot        := -lxxhash
+LIBS_09-replication     := -lxxhash
 LIBS_10-fast-path       := -lxxhash
 
 # The event loop's back end: epoll on Linux, poll() elsewhere or with POLL=1.
@@ -125,6 +126,7 @@ $(BUILD)/05-active-sampling/server: $(call server_objects,05-active-sampling)
 $(BUILD)/06-timewheel/server:       $(call server_objects,06-timewheel)
 $(BUILD)/07-set-options-fsm/server: $(call server_objects,07-set-options-fsm)
 $(BUILD)/08-snapshot/server:        $(call server_objects,08-snapshot)
+$(BUILD)/09-replication/server:     $(call server_objects,09-replication)
 $(BUILD)/10-fast-path/server:       $(call server_objects,10-fast-path)
 $(SERVERS):
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$(notdir $(@D)))
@@ -132,7 +134,7 @@ $(SERVERS):
 # Steps 07, 08 and 10's DIGEST hashes with xxHash, whose header is not part of a
 # C compiler: say what to install rather than fail with a compiler error.
 .PHONY: xxhash-header
-$(BUILD)/07-set-options-fsm/keyspace.o $(BUILD)/08-snapshot/keyspace.o $(BUILD)/10-fast-path/keyspace.o: | xxhash-header
+$(BUILD)/07-set-options-fsm/keyspace.o $(BUILD)/08-snapshot/keyspace.o $(BUILD)/09-replication/keyspace.o $(BUILD)/10-fast-path/keyspace.o: | xxhash-header
 xxhash-header:
 	@printf '#include <xxhash.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || { \
 	  echo "steps 07, 08 and 10 need xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \

@@ -102,6 +102,90 @@ static void client_setinfo(client *c, arg *argv) {
     reply_ok(c); /* accepted; this server does not report it anywhere */
 }
 
+/* ==== CLIENT KILL ID id | TYPE type | SKIPME yes|no ... ==== */
+
+/* What CLIENT KILL matches: every option given must hold. */
+typedef struct {
+    uint64_t id;   /* ID, or 0: any */
+    int type;      /* TYPE as a client_type, or -1: any */
+    int skip_self; /* SKIPME: never the caller (the default) */
+} kill_filter;
+
+/* Redis's names, "slave" and "replica" alike; "pubsub" is a type no client
+ * here has. Returns the type, -2 for pubsub, or -1 for no such name. */
+static int client_type_by_name(const arg *name) {
+    if (arg_is(name, "normal")) return CLIENT_TYPE_NORMAL;
+    if (arg_is(name, "replica") || arg_is(name, "slave")) return CLIENT_TYPE_REPLICA;
+    if (arg_is(name, "master")) return CLIENT_TYPE_MASTER;
+    if (arg_is(name, "pubsub")) return -2;
+    return -1;
+}
+
+/* Parse the option-value pairs of argv[2..argc) as Redis's clientCommand()
+ * does (networking.c, 7.0.15), replying to a bad one. ADDR, LADDR and USER
+ * are not kept here: they are refused as a syntax error. Returns 1 if ok. */
+static int parse_kill_filter(client *c, int argc, arg *argv, kill_filter *f) {
+    *f = (kill_filter){0, -1, 1};
+    if (argc < 4) {
+        reply_syntax_error(c);
+        return 0;
+    }
+    for (int i = 2; i < argc; i += 2) {
+        if (i + 1 >= argc) {
+            reply_syntax_error(c);
+            return 0;
+        }
+        const arg *opt = &argv[i], *val = &argv[i + 1];
+        long long id;
+        if (arg_is(opt, "id")) {
+            if (!string_to_ll(val->ptr, val->len, &id) || id < 1) {
+                reply_error(c, "client-id should be greater than 0");
+                return 0;
+            }
+            f->id = (uint64_t)id;
+        } else if (arg_is(opt, "type")) {
+            f->type = client_type_by_name(val);
+            if (f->type == -1) {
+                reply_errorf(c, "Unknown client type '%.*s'", (int)val->len, val->ptr);
+                return 0;
+            }
+        } else if (arg_is(opt, "skipme") && (arg_is(val, "yes") || arg_is(val, "no"))) {
+            f->skip_self = arg_is(val, "yes");
+        } else {
+            reply_syntax_error(c);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int kill_matches(const kill_filter *f, const client *caller, const client *c) {
+    if (f->id && c->id != f->id) return 0;
+    if (f->type != -1 && (int)repl_client_type(&server.repl, c) != f->type) return 0;
+    return !(c == caller && f->skip_self);
+}
+
+/* Close every client that matches, and answer how many. The caller, if it
+ * matches (SKIPME no), is closed once its reply is written. Killing the
+ * link to our master, or a replica's connection, is how a test breaks
+ * replication on purpose: both sides then reconnect and continue. */
+static void client_kill(client *c, int argc, arg *argv) {
+    kill_filter f;
+    if (!parse_kill_filter(c, argc, argv, &f)) return;
+    long long killed = 0;
+    client *next;
+    for (client *other = server.net.clients; other; other = next) {
+        next = other->next; /* closing frees it */
+        if (!kill_matches(&f, c, other)) continue;
+        killed++;
+        if (other == c)
+            c->close_after_reply = 1;
+        else
+            client_close(other);
+    }
+    reply_integer(c, killed);
+}
+
 void client_command(client *c, int argc, arg *argv) {
     arg *sub = &argv[1];
     if (arg_is(sub, "id")) {
@@ -122,6 +206,8 @@ void client_command(client *c, int argc, arg *argv) {
         reply_ok(c);
     } else if (arg_is(sub, "setinfo")) {
         if (client_arity_ok(c, argc, 4, "client|setinfo")) client_setinfo(c, argv);
+    } else if (arg_is(sub, "kill")) {
+        client_kill(c, argc, argv);
     } else {
         reply_unknown_subcommand(c, sub, "CLIENT");
     }

@@ -3,7 +3,10 @@
 #include "expire.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "alloc.h"
 #include "clock.h"
 #include "command.h"
 #include "reply.h"
@@ -49,6 +52,11 @@ int key_is_expired(dict_entry *de, int64_t now_ms) {
 
 int expire_if_needed(keyspace *ks, dict_entry *de, int64_t now_ms) {
     if (!key_is_expired(de, now_ms)) return 0;
+    /* A replica hides an expired key from its clients but keeps it until its
+     * master's DEL; the master's own commands see it as it is. */
+    if (repl_is_replica(&server.repl)) return !repl_master_running(&server.repl);
+    /* Only the master decides that a key is gone; its replicas hear it. */
+    repl_propagate_expired(&server.repl, dict_entry_key(de), de->keylen);
     keyspace_delete_entry(ks, de);
     ks->expired_keys++;
     return 1;
@@ -91,7 +99,8 @@ void wheel_expirer_init(wheel_expirer *we) {
 }
 
 int expire_turn(wheel_expirer *we, keyspace *ks, int max_sleep_ms) {
-    if (!we->enabled) return max_sleep_ms;
+    /* A replica's keys are deleted by its master's DELs only. */
+    if (!we->enabled || repl_is_replica(&server.repl)) return max_sleep_ms;
     int64_t start = clock_mono_us();
     int64_t now = clock_now_ms();
     size_t deleted = expire_due_keys(ks, now, EXPIRE_BUDGET_KEYS);
@@ -178,6 +187,23 @@ static int expire_condition_holds(int flags, int64_t current, int64_t when) {
     return 1;
 }
 
+/* What an EXPIRE that set a TTL sends to the replicas: PEXPIREAT with the
+ * absolute deadline in ms, the options kept. A PEXPIREAT goes as it came
+ * (Redis's expireGenericCommand(), 7.0.15). */
+static void propagate_expire(int argc, arg *argv, int64_t when, int is_pexpireat) {
+    if (is_pexpireat) {
+        repl_propagate(&server.repl, argc, argv);
+        return;
+    }
+    char ms[24];
+    arg *rewritten = mem_alloc(sizeof(arg) * (size_t)argc); /* NX, GT... may repeat */
+    memcpy(rewritten, argv, sizeof(arg) * (size_t)argc);
+    rewritten[0] = (arg){"PEXPIREAT", 9};
+    rewritten[2] = (arg){ms, (size_t)snprintf(ms, sizeof(ms), "%lld", (long long)when)};
+    repl_propagate(&server.repl, argc, rewritten);
+    mem_free(rewritten);
+}
+
 /* The four commands differ only in the unit and in what the number is
  * relative to. The order of the checks is Redis's: options, number, overflow,
  * key, condition. A time already past deletes the key and still answers 1:
@@ -206,11 +232,13 @@ static void expire_generic(client *c, int argc, arg *argv, int unit_ms, int rela
         reply_integer(c, 0);
         return;
     }
-    if (when <= now) {
+    if (when <= now && !repl_is_replica(&server.repl)) {
         keyspace_delete_entry(&server.db, de);
-        /* Redis counts this as a DEL, not as an expiry. */
+        /* Redis counts this as a DEL, not as an expiry, and sends one. */
+        repl_propagate(&server.repl, 2, (arg[]){{"DEL", 3}, argv[1]});
     } else {
         expire_set(&server.db, de, when);
+        propagate_expire(argc, argv, when, unit_ms && !relative);
     }
     server.db.dirty++;
     reply_integer(c, 1);
@@ -281,5 +309,6 @@ void persist_command(client *c, int argc, arg *argv) {
     int had_ttl = de && key_timer(de) != NULL;
     if (had_ttl) expire_remove(&server.db, de);
     server.db.dirty += (uint64_t)had_ttl;
+    if (had_ttl) repl_propagate(&server.repl, argc, argv);
     reply_integer(c, had_ttl);
 }

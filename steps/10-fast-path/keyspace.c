@@ -133,8 +133,12 @@ dict_entry *keyspace_set(keyspace *ks, const arg *key, const arg *val, int64_t n
     dict_entry *de = dict_add_or_find_sized(ks->keys, key->ptr, key->len, room, &existed);
     if (existed) {
         /* Overwriting an expired key replaces a key that no longer existed:
-         * count it as expired, as Redis's lookup before the write does. */
-        if (key_is_expired(de, now_ms)) ks->expired_keys++;
+         * count it as expired, and tell the replicas, as Redis's lookup before
+         * the write does. A replica's key waits for its master's DEL. */
+        if (key_is_expired(de, now_ms) && !repl_is_replica(&server.repl)) {
+            ks->expired_keys++;
+            repl_propagate_expired(&server.repl, key->ptr, key->len);
+        }
         tw_node *timer = key_timer(de);
         if (timer) tw_cancel(&ks->wheel, timer);
         value_free(de->val);
@@ -266,6 +270,23 @@ static void reply_set_parse_error(client *c, set_parse_status status) {
         reply_syntax_error(c);
 }
 
+/* What a SET that wrote sends to the replicas. With an expire option, the
+ * key, the value and the deadline as an absolute time, whatever form the
+ * client gave it in: a replica that runs it later, or whose clock differs,
+ * still expires the key when the master meant. The condition and GET are
+ * dropped: they held here, and the replica must write whatever it holds.
+ * Otherwise the command as it came (Redis's setGenericCommand(), 7.0.15). */
+static void propagate_set(int argc, arg *argv, const set_options *o) {
+    if (o->expiry != SET_EXPIRY_AT) {
+        repl_propagate(&server.repl, argc, argv);
+        return;
+    }
+    char ms[24];
+    arg rewritten[5] = {{"SET", 3}, argv[1], argv[2], {"PXAT", 4}, {ms, 0}};
+    rewritten[4].len = (size_t)snprintf(ms, sizeof(ms), "%lld", o->expire_at_ms);
+    repl_propagate(&server.repl, 5, rewritten);
+}
+
 /* Does carrying out these options need the key's current value or TTL? A
  * plain SET, or one that only brings a new TTL, replaces whatever is there:
  * keyspace_set() finds the key on its own, and one lookup is saved. */
@@ -309,12 +330,16 @@ void set_command(client *c, int argc, arg *argv) {
         return;
     }
     int64_t keep = de && o.expiry == SET_EXPIRY_KEEP ? key_expire_ms(de) : 0;
-    if (o.expiry == SET_EXPIRY_AT && o.expire_at_ms <= now) {
-        if (de) keyspace_delete_entry(&server.db, de); /* expired on arrival */
+    if (o.expiry == SET_EXPIRY_AT && o.expire_at_ms <= now && !repl_is_replica(&server.repl)) {
+        if (de) {
+            keyspace_delete_entry(&server.db, de); /* expired on arrival */
+            repl_propagate(&server.repl, 2, (arg[]){{"DEL", 3}, argv[1]});
+        }
     } else {
         de = keyspace_set(&server.db, &argv[1], &argv[2], now);
         if (o.expiry == SET_EXPIRY_AT) de = expire_set(&server.db, de, o.expire_at_ms);
         if (keep) expire_set(&server.db, de, keep);
+        propagate_set(argc, argv, &o);
     }
     if (!o.get) reply_ok(c);
 }
@@ -353,6 +378,7 @@ void flushall_command(client *c, int argc, arg *argv) {
     server.db.dirty += keyspace_size(&server.db);
     keyspace_clear(&server.db);
     if (arg_is(&argv[0], "flushall")) snapshot_after_flushall(&server.snap);
+    repl_propagate(&server.repl, argc, argv);
     reply_ok(c);
 }
 
@@ -364,6 +390,7 @@ void del_command(client *c, int argc, arg *argv) {
     long long removed = 0;
     for (int i = 1; i < argc; i++)
         removed += keyspace_delete(&server.db, &argv[i], now);
+    if (removed) repl_propagate(&server.repl, argc, argv);
     reply_integer(c, removed);
 }
 

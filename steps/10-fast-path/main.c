@@ -7,6 +7,7 @@
  * which file to read next. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +73,10 @@ static void info_command(client *c, int argc, arg *argv) {
     if (info_stats_section(&r, &server.net)) {
         keyspace_stats_info(&r, &server.db);
         expire_info(&r, &server.expirer, &server.db);
+        replication_stats_info(&r, &server.repl);
         fastpath_info(&r, &server.fast);
     }
+    replication_info(&r, &server.repl);
     keyspace_info(&r, &server.db);
     info_reply(c, &r);
 }
@@ -132,6 +135,13 @@ static const command command_table[] = {
     {"bgsave", -1, bgsave_command, 0, 0, 0},
     {"lastsave", 1, lastsave_command, 0, 0, 0},
     {"shutdown", -1, shutdown_command, 0, 0, 0},
+    {"replconf", -1, replconf_command, 0, 0, 0},
+    {"psync", -3, psync_command, 0, 0, 0},
+    {"sync", 1, sync_command, 0, 0, 0},
+    {"role", 1, role_command, 0, 0, 0},
+    {"replicaof", 3, replicaof_command, 0, 0, 0},
+    {"slaveof", 3, replicaof_command, 0, 0, 0},
+    {"wait", 3, wait_command, 0, 0, 0},
     {NULL, 0, NULL, 0, 0, 0},
 };
 /* clang-format on */
@@ -141,6 +151,8 @@ static const command command_table[] = {
 static void usage(FILE *out) {
     fprintf(out, "Usage: server [--port N] [--bind ADDR] [--client-query-buffer-limit SIZE]\n"
                  "              [--dir DIR] [--dbfilename NAME] [--save \"S C ...\"]\n"
+                 "              [--replicaof HOST PORT] [--repl-backlog-size SIZE]\n"
+                 "              [--repl-ping-replica-period S]\n"
                  "  --port N     TCP port to listen on (default 6379)\n"
                  "  --bind ADDR  address to listen on (default 127.0.0.1)\n"
                  "  --client-query-buffer-limit SIZE\n"
@@ -152,6 +164,12 @@ static void usage(FILE *out) {
                  "  --save \"S C ...\"\n"
                  "               BGSAVE after S seconds with C changes, for each pair; \"\"\n"
                  "               for none (default \"" SNAPSHOT_DEFAULT_SAVE "\")\n"
+                 "  --replicaof HOST PORT\n"
+                 "               start as a replica of that master\n"
+                 "  --repl-backlog-size SIZE\n"
+                 "               the stream kept for replicas that reconnect (default 1mb)\n"
+                 "  --repl-ping-replica-period S\n"
+                 "               PING the replicas every S seconds (default 10)\n"
                  "  --rdb-key-save-delay US\n"
                  "               sleep US microseconds per key saved (for tests)\n"
                  "  --help       this text\n");
@@ -194,6 +212,22 @@ static void parse_flags(int argc, char **argv) {
                 fprintf(stderr, "server: --save '%s': %s\n", argv[i], why);
                 exit(1);
             }
+        } else if (strcmp(argv[i], "--replicaof") == 0 && i + 2 < argc &&
+                   string_to_ll(argv[i + 2], strlen(argv[i + 2]), &port) && port > 0 &&
+                   port < 65536) {
+            replication_set_master(&server.repl, argv[i + 1], (int)port);
+            i += 2;
+        } else if (strcmp(argv[i], "--repl-backlog-size") == 0 && i + 1 < argc) {
+            const char *why;
+            if (!replication_parse_backlog_size(&server.repl, argv[++i], &why)) {
+                fprintf(stderr, "server: --repl-backlog-size '%s': %s\n", argv[i], why);
+                exit(1);
+            }
+        } else if (strcmp(argv[i], "--repl-ping-replica-period") == 0 && i + 1 < argc &&
+                   string_to_ll(argv[i + 1], strlen(argv[i + 1]), &port) && port > 0 &&
+                   port <= INT_MAX) {
+            server.repl.ping_period_s = (int)port;
+            i++;
         } else if (strcmp(argv[i], "--rdb-key-save-delay") == 0 && i + 1 < argc &&
                    string_to_ll(argv[i + 1], strlen(argv[i + 1]), &server.snap.key_delay_us)) {
             i++;
@@ -205,8 +239,8 @@ static void parse_flags(int argc, char **argv) {
     }
 }
 
-/* Random bytes from the kernel, for the hash seed. */
-static void random_bytes(uint8_t *out, size_t n) {
+/* Random bytes from the kernel, for the hash seed and replication ids. */
+void random_bytes(uint8_t *out, size_t n) {
     int fd = open("/dev/urandom", O_RDONLY);
     if (fd == -1 || read(fd, out, n) != (ssize_t)n) {
         /* No /dev/urandom: weaker, but still different for every run. */
@@ -260,6 +294,7 @@ int main(int argc, char **argv) {
     server.start_ms = clock_now_ms();
     keyspace_init(&server.db, server.start_ms);
     snapshot_init(&server.snap, &server.db);
+    replication_init(&server.repl, &server.snap, &server.net);
     parse_flags(argc, argv);
     seed_hash_function();
     wheel_expirer_init(&server.expirer);
@@ -290,6 +325,7 @@ int main(int argc, char **argv) {
      * same 100 ms. */
     wheel_expirer_start(&server.expirer, &server.db, server.loop, 100);
     snapshot_start(&server.snap, server.loop);
+    replication_start(&server.repl, server.loop);
     install_signal_handlers();
     printf("%s: ready to accept connections on %s:%d\n", STEP_NAME, server.bind, server.port);
     fflush(stdout);
@@ -303,6 +339,7 @@ int main(int argc, char **argv) {
     /* 4. Close every connection and free everything, so that a leak checker
      * finds nothing at exit. */
     net_shutdown(&server.net);
+    replication_free(&server.repl);
     fastpath_free(&server.fast);
     keyspace_free(&server.db);
     el_free(server.loop);

@@ -62,6 +62,7 @@ static void accept_handler(event_loop *el, int fd, void *data, int mask);
 static void discard_handler(event_loop *el, int fd, void *data, int mask);
 static void end_of_turn(event_loop *el, void *data);
 static void client_free(client *c);
+static void process_query_buffer(client *c);
 
 void net_init(net_server *s, event_loop *loop, const struct command *commands) {
     memset(s, 0, sizeof(*s));
@@ -212,6 +213,7 @@ void client_close(client *c) {
  * to do once its socket is closed, or for a client that never had one. */
 static void client_free(client *c) {
     net_server *s = c->server;
+    if (s->on_close) s->on_close(c, s->on_close_data);
     if (s->run_hooks) s->run_hooks->closing(c, s->run_hooks_ctx);
     if (c->prev)
         c->prev->next = c->next;
@@ -224,6 +226,16 @@ static void client_free(client *c) {
     parser_free(&c->parser);
     mem_free(c->name);
     mem_free(c);
+}
+
+client *net_client_for_fd(net_server *s, int fd) {
+    client *c = client_create(s, fd);
+    c->run_at_once = 1;
+    if (el_watch(s->loop, fd, EL_READABLE, read_handler, c) == -1) {
+        client_close(c);
+        return NULL;
+    }
+    return c;
 }
 
 client *net_detached_client_create(net_server *s) {
@@ -337,6 +349,10 @@ static void queue_write(client *c) {
     c->server->write_queue = c;
 }
 
+void net_queue_write(client *c) {
+    if (c->fd != -1) queue_write(c);
+}
+
 /* Write every queued client's replies. flush_output() may close the client,
  * so each is unlinked first. */
 static void write_queued_replies(net_server *s) {
@@ -344,6 +360,10 @@ static void write_queued_replies(net_server *s) {
         client *c = s->write_queue;
         s->write_queue = c->next_write;
         c->write_queued = 0;
+        if (c->resume_input && !c->reading_paused) {
+            c->resume_input = 0;
+            process_query_buffer(c);
+        }
         flush_output(c);
     }
 }
@@ -355,7 +375,7 @@ static void write_queued_replies(net_server *s) {
  * CLIENT_OUTPUT_PAUSE_BYTES: then its reading is paused as well, until
  * write_handler() has drained them, and the rest waits in the buffer. */
 static int client_takes_commands(client *c) {
-    if (c->close_after_reply) return 0;
+    if (c->close_after_reply || c->blocked) return 0;
     if (pending_output(c) > CLIENT_OUTPUT_PAUSE_BYTES) {
         c->reading_paused = 1;
         el_unwatch(c->server->loop, c->fd, EL_READABLE);
@@ -385,8 +405,18 @@ static void process_query_buffer(client *c) {
     }
     size_t used = parser_consumed(p);
     buf_consume(&c->query, used);
+    c->query_done += used;
     parser_shift(p, used);
     buf_shrink_if_idle(&c->query, IDLE_BUFFER_KEEP);
+}
+
+/* The client's pipelined commands run at the end of this turn, with the
+ * replies (write_queued_replies()), not here: this is called from inside
+ * another client's command, which must finish first. */
+void net_unblock_client(client *c) {
+    c->blocked = 0;
+    c->resume_input = 1;
+    net_queue_write(c);
 }
 
 void net_run_client(client *c) {
@@ -517,7 +547,7 @@ static void read_handler(event_loop *el, int fd, void *data, int mask) {
     c->query.len += (size_t)n;
     if (close_if_over_query_limit(c)) return;
     net_server *s = c->server;
-    if (s->run_hooks)
+    if (s->run_hooks && !c->run_at_once)
         s->run_hooks->read(c, s->run_hooks_ctx); /* run now or held (net.h) */
     else
         net_run_client(c);

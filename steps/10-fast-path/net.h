@@ -31,12 +31,18 @@ typedef struct client {
     int64_t linger_timer;      /* timer closing a discarding client, or 0 */
     char *name;                /* CLIENT SETNAME, or NULL */
     buffer query;              /* bytes read, not yet executed */
+    uint64_t query_done;       /* bytes dropped from the front of query once executed */
+    int blocked;               /* waiting (WAIT): its next commands wait too */
+    int resume_input;          /* unblocked: run its waiting commands at the end of the turn */
+    int64_t woff;              /* the replication offset after its last write (WAIT) */
     request_parser parser;     /* where parsing of `query` stands */
     buffer out;                /* replies not yet written */
     size_t out_sent;           /* bytes at the front of `out` already written */
     int reading_paused;        /* output backlog too large: stop reading */
     int write_queued;          /* in the server's list of replies to write this turn */
     struct client *next_write; /* next client in that list */
+    struct replica *replica;   /* its state as a replica (replication.c), or NULL */
+    int run_at_once;           /* never held by the run hooks (net_client_for_fd()) */
     struct net_server *server; /* the server this client belongs to */
     struct client *prev;       /* neighbours in the server's client list */
     struct client *next;
@@ -56,9 +62,11 @@ typedef struct net_server {
     uint64_t total_commands;        /* executed since start (INFO) */
 
     /* When a client that has been read runs (the run hooks, below). */
-    const struct net_run_hooks *run_hooks; /* the hooks; NULL: at once */
-    void *run_hooks_ctx;                   /* handed to the hooks */
-    size_t query_buffer_limit;             /* a client's input not yet run, at most (bytes) */
+    const struct net_run_hooks *run_hooks;   /* the hooks; NULL: at once */
+    void *run_hooks_ctx;                     /* handed to the hooks */
+    size_t query_buffer_limit;               /* a client's input not yet run, at most (bytes) */
+    void (*on_close)(client *c, void *data); /* called for each client closed, or NULL */
+    void *on_close_data;                     /* its data */
 } net_server;
 
 /* Bytes a client may have waiting in its output buffer before we stop
@@ -97,6 +105,21 @@ void net_shutdown(net_server *s);
  * client for later (below). */
 void net_run_client(client *c);
 
+/* A client for a connection this server opened itself (a replica's link to
+ * its master), read and executed like any other, but never held by the run
+ * hooks: it runs as soon as it is read, since a replica counts its master's
+ * stream in whole commands as they run (replication.c). fd must be
+ * non-blocking. */
+client *net_client_for_fd(net_server *s, int fd);
+
+/* Write what was appended to c->out at the end of this turn of the loop:
+ * for output that no command of c's own produced (the stream a replica
+ * gets when another client writes). */
+void net_queue_write(client *c);
+
+/* Unblock a client that was waiting: its reply is written, and the commands
+ * it pipelined behind the one that blocked run now. */
+void net_unblock_client(client *c);
 /* Execute one command that the client's parser has already handed out, as
  * net_run_client() executes what it parses, and return 1; or return 0 and
  * execute nothing if the client takes no more commands now (it is closing,

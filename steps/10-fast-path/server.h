@@ -12,6 +12,7 @@
 #include "fastpath.h"
 #include "keyspace.h"
 #include "net.h"
+#include "replication.h"
 #include "snapshot.h"
 
 struct server {
@@ -25,8 +26,12 @@ struct server {
     keyspace db;           /* every key and its value (keyspace.h) */
     wheel_expirer expirer; /* active expiry's switch and figures (expire.h) */
     snapshotter snap;      /* the snapshot file: saving and loading (snapshot.h) */
+    replication repl;      /* replid, offset, backlog and replicas (replication.h) */
 };
 
 extern struct server server;
+
+/* Random bytes from the kernel (main.c): the hash seed, replication ids. */
+void random_bytes(uint8_t *out, size_t n);
 
 #endif

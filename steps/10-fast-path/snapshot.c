@@ -263,6 +263,11 @@ static void child_finished(snapshotter *s, int status) {
     }
     s->last_bgsave_ms = clock_now_ms() - s->child_start_ms;
     s->child = 0;
+    if (s->on_bgsave_done) s->on_bgsave_done(s->on_bgsave_done_data, s->last_bgsave_ok);
+}
+
+int snapshot_bgsave(snapshotter *s) {
+    return save_in_background(s);
 }
 
 /* Reap the child if it has exited; never waits for it. */
@@ -339,13 +344,14 @@ int snapshot_before_exit(snapshotter *s) {
 
 typedef struct load_pass {
     snapshotter *s;
-    int64_t now_ms; /* when the load began */
+    int64_t now_ms;   /* when the load began */
+    int keep_expired; /* a replica's load: keys past their time stay (replication.c) */
 } load_pass;
 
 static int load_key(void *ctx, const rdb_key *k, const char **why) {
     load_pass *pass = ctx;
     keyspace *ks = pass->s->ks;
-    if (k->has_expire && k->expire_at_ms < pass->now_ms) {
+    if (k->has_expire && k->expire_at_ms < pass->now_ms && !pass->keep_expired) {
         pass->s->expired_at_load++;
         return 0;
     }
@@ -384,6 +390,14 @@ static ssize_t read_whole_file(int fd, uint8_t **out) {
     return (ssize_t)done;
 }
 
+long long snapshot_read_file(const snapshotter *s, uint8_t **out) {
+    int fd = open(s->dbfilename, O_RDONLY);
+    if (fd == -1) return -1;
+    ssize_t len = read_whole_file(fd, out);
+    close(fd);
+    return len;
+}
+
 /* Load dbfilename into the (empty) keyspace. Returns 0 (a missing file is
  * an empty keyspace), or -1 with err set and the keyspace emptied again. */
 static int load_snapshot(snapshotter *s, char *err, size_t errlen) {
@@ -403,7 +417,7 @@ static int load_snapshot(snapshotter *s, char *err, size_t errlen) {
         return -1;
     }
     int64_t start_us = clock_mono_us();
-    load_pass pass = {s, clock_now_ms()};
+    load_pass pass = {s, clock_now_ms(), 0};
     rdb_file_facts facts;
     rdb_error e;
     s->loaded_keys = s->expired_at_load = 0;
@@ -421,6 +435,37 @@ static int load_snapshot(snapshotter *s, char *err, size_t errlen) {
     snapshot_log("DB loaded from disk: %.3f seconds", (double)(clock_mono_us() - start_us) / 1e6);
     snapshot_log("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
                  (unsigned long long)s->loaded_keys, (unsigned long long)s->expired_at_load);
+    return 0;
+}
+
+/* A key of a load that only checks the bytes (snapshot_load_replica()). */
+static int check_key(void *ctx, const rdb_key *k, const char **why) {
+    (void)ctx;
+    (void)k;
+    (void)why;
+    return 0;
+}
+
+int snapshot_load_replica(snapshotter *s, const uint8_t *bytes, size_t len, char *err,
+                          size_t errlen) {
+    rdb_file_facts facts;
+    rdb_error e;
+    rdb_read_calls check = {check_key, NULL};
+    if (rdb_read(bytes, len, &check, NULL, &facts, &e) != 0) {
+        snprintf(err, errlen, "offset %zu: %s", e.offset, e.what);
+        return -1;
+    }
+    keyspace_clear(s->ks);
+    load_pass pass = {s, clock_now_ms(), 1};
+    rdb_read_calls calls = {load_key, size_keyspace};
+    s->loaded_keys = s->expired_at_load = 0;
+    if (rdb_read(bytes, len, &calls, &pass, &facts, &e) != 0) {
+        snprintf(err, errlen, "offset %zu: %s", e.offset, e.what); /* a key twice */
+        keyspace_clear(s->ks);
+        return -1;
+    }
+    snapshot_log("Done loading RDB, keys loaded: %llu, keys expired: 0.",
+                 (unsigned long long)s->loaded_keys);
     return 0;
 }
 

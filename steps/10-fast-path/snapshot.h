@@ -60,6 +60,10 @@ typedef struct snapshotter {
     uint64_t loaded_keys;      /* keys the last load added */
     uint64_t expired_at_load;  /* keys the last load skipped: their time had passed */
     int exit_ready;            /* SHUTDOWN has done what exiting needs */
+    /* Called when a BGSAVE child has finished, ok 1 if it wrote the file:
+     * replication sends that file to the replicas waiting for it. */
+    void (*on_bgsave_done)(void *data, int ok);
+    void *on_bgsave_done_data;
 } snapshotter;
 
 /* Parse a --save value, "" or "seconds changes [seconds changes ...]".
@@ -93,6 +97,21 @@ const char *snapshot_config_value(const snapshotter *s, const char *name, char *
 /* After FLUSHALL: stop a running BGSAVE and, with save points set, save
  * the empty keyspace, as Redis does. */
 void snapshot_after_flushall(snapshotter *s);
+
+/* Start a BGSAVE, as the command does. Returns 0, or -1 when a child
+ * already runs or fork() failed. */
+int snapshot_bgsave(snapshotter *s);
+/* The snapshot file's bytes, read whole into *out (mem_free() them).
+ * Returns their length, or -1 with errno set. */
+long long snapshot_read_file(const snapshotter *s, uint8_t **out);
+
+/* A replica's load of the snapshot its master sent: the bytes are checked
+ * whole first, so a damaged transfer leaves the keyspace as it was; then
+ * the keyspace is emptied and every key loaded, keys past their time
+ * included: only the master deletes them. Returns 0, or -1 with err set
+ * (and, for a key named twice, an empty keyspace). */
+int snapshot_load_replica(snapshotter *s, const uint8_t *bytes, size_t len, char *err,
+                          size_t errlen);
 
 /* DEBUG RELOAD: save, empty the keyspace, load the file back. */
 void snapshot_debug_reload(client *c);

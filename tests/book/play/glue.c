@@ -68,8 +68,8 @@
  * "snapshot" gives the file's size in MEMFS and the saves' figures.
  *
  * The features are found from the step's headers (KEYSPACE_H, EXPIRE_H,
- * ACTIVE_EXPIRE_H, TIMEWHEEL_H, SET_FSM_H, FAST_PATH_H, SNAPSHOT_H), so a
- * new step that keeps them needs nothing here. */
+ * ACTIVE_EXPIRE_H, TIMEWHEEL_H, SET_FSM_H, FAST_PATH_H, SNAPSHOT_H,
+ * REPLICATION_H), so a new step that keeps them needs nothing here. */
 #define _POSIX_C_SOURCE 200809L
 #include <emscripten.h>
 #include <fcntl.h>
@@ -238,6 +238,9 @@ static int server_setup(void) {
      * the page gives no flag, so here it may come after. */
     snapshot_init(&server.snap, &server.db);
 #endif
+#if defined(REPLICATION_H)
+    replication_init(&server.repl, &server.snap, &server.net); /* chapter 09 */
+#endif
     wheel_expirer_init(&server.expirer);
 #else
     keyspace_init(&server.db);
@@ -268,6 +271,12 @@ static int server_setup(void) {
 #endif
 #if defined(SNAPSHOT_H)
     snapshot_start(&server.snap, server.loop); /* the save points, checked by its cron */
+#endif
+#if defined(REPLICATION_H)
+    /* Chapter 09: a master with no replica, its cron running. REPLICAOF
+     * tries to connect out, which a page cannot: the link fails, the log
+     * says so, and the cron tries again, as it would on a dead network. */
+    replication_start(&server.repl, server.loop);
 #endif
     el_set_before_sleep(server.loop, one_turn_hook, NULL); /* in the step's hook's place */
     return 0;
