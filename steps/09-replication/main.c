@@ -151,6 +151,7 @@ static void usage(FILE *out) {
                  "              [--dir DIR] [--dbfilename NAME] [--save \"S C ...\"]\n"
                  "              [--replicaof HOST PORT] [--repl-backlog-size SIZE]\n"
                  "              [--repl-ping-replica-period S]\n"
+                 "              [--client-output-buffer-limit \"replica HARD SOFT S\"]\n"
                  "  --port N     TCP port to listen on (default 6379)\n"
                  "  --bind ADDR  address to listen on (default 127.0.0.1)\n"
                  "  --client-query-buffer-limit SIZE\n"
@@ -168,6 +169,9 @@ static void usage(FILE *out) {
                  "               the stream kept for replicas that reconnect (default 1mb)\n"
                  "  --repl-ping-replica-period S\n"
                  "               PING the replicas every S seconds (default 10)\n"
+                 "  --client-output-buffer-limit \"replica HARD SOFT S\"\n"
+                 "               drop a replica whose unsent stream reaches HARD, or stays\n"
+                 "               over SOFT for more than S seconds (default 256mb 64mb 60)\n"
                  "  --rdb-key-save-delay US\n"
                  "               sleep US microseconds per key saved (for tests)\n"
                  "  --help       this text\n");
@@ -219,6 +223,12 @@ static void parse_flags(int argc, char **argv) {
             const char *why;
             if (!replication_parse_backlog_size(&server.repl, argv[++i], &why)) {
                 fprintf(stderr, "server: --repl-backlog-size '%s': %s\n", argv[i], why);
+                exit(1);
+            }
+        } else if (strcmp(argv[i], "--client-output-buffer-limit") == 0 && i + 1 < argc) {
+            const char *why;
+            if (!replication_parse_obuf_limit(&server.repl, argv[++i], &why)) {
+                fprintf(stderr, "server: --client-output-buffer-limit '%s': %s\n", argv[i], why);
                 exit(1);
             }
         } else if (strcmp(argv[i], "--repl-ping-replica-period") == 0 && i + 1 < argc &&

@@ -358,6 +358,10 @@ static void write_queued_replies(net_server *s) {
         client *c = s->write_queue;
         s->write_queue = c->next_write;
         c->write_queued = 0;
+        if (c->close_asap) {
+            client_close(c);
+            continue;
+        }
         if (c->resume_input && !c->reading_paused) {
             c->resume_input = 0;
             process_query_buffer(c);

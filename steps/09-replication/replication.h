@@ -38,6 +38,12 @@
 #define REPL_BACKLOG_SIZE_DEFAULT  (1024 * 1024)
 #define REPL_PING_PERIOD_S_DEFAULT 10
 #define REPL_TIMEOUT_S             60
+/* A replica that reads too slowly is dropped, as Redis's default
+ * client-output-buffer-limit replica 256mb 64mb 60 does: at once past the
+ * hard limit, or after more than 60 s spent over the soft one. */
+#define REPL_OBUF_HARD_DEFAULT   (256ULL * 1024 * 1024)
+#define REPL_OBUF_SOFT_DEFAULT   (64ULL * 1024 * 1024)
+#define REPL_OBUF_SOFT_S_DEFAULT 60
 /* The replication cron's period: keep-alives, PINGs, timeouts. Redis runs
  * replicationCron() once a second. */
 #define REPL_CRON_MS 1000
@@ -54,16 +60,17 @@ typedef enum {
 
 /* What the master knows of one replica. */
 typedef struct replica {
-    client *c;            /* its connection */
-    char ip[46];          /* its address (INET6_ADDRSTRLEN), for INFO and the log */
-    replica_state state;  /* see above */
-    int listening_port;   /* REPLCONF listening-port: where it serves (INFO) */
-    int capa_psync2;      /* REPLCONF capa psync2: +CONTINUE names the replid */
-    int pre_psync;        /* it sent SYNC: an old replica that never ACKs */
-    int64_t ack_offset;   /* the last REPLCONF ACK <offset> */
-    int64_t ack_time_ms;  /* when it came, Unix ms */
-    buffer held;          /* the stream since its +FULLRESYNC, until its snapshot is out */
-    struct replica *next; /* the master's list */
+    client *c;             /* its connection */
+    char ip[46];           /* its address (INET6_ADDRSTRLEN), for INFO and the log */
+    replica_state state;   /* see above */
+    int listening_port;    /* REPLCONF listening-port: where it serves (INFO) */
+    int capa_psync2;       /* REPLCONF capa psync2: +CONTINUE names the replid */
+    int pre_psync;         /* it sent SYNC: an old replica that never ACKs */
+    int64_t ack_offset;    /* the last REPLCONF ACK <offset> */
+    int64_t ack_time_ms;   /* when it came, Unix ms */
+    buffer held;           /* the stream since its +FULLRESYNC, until its snapshot is out */
+    int64_t soft_since_ms; /* when its output went over the soft limit, or 0 */
+    struct replica *next;  /* the master's list */
 } replica;
 
 /* A replica's link to its master, from connect() to the stream (Redis's
@@ -94,7 +101,10 @@ typedef struct replication {
     replica *replicas;      /* every client that asked for the stream */
     int replica_count;      /* of them, those past the handshake */
     int ping_period_s;      /* --repl-ping-replica-period */
-    int64_t last_ping_ms;   /* when the stream last carried a PING */
+    /* --client-output-buffer-limit "replica HARD SOFT SECONDS" (0: none) */
+    unsigned long long obuf_hard, obuf_soft;
+    long long obuf_soft_s;
+    int64_t last_ping_ms; /* when the stream last carried a PING */
     /* What one command propagates: the commands it asked for, encoded, in
      * order; sent together when it ends (repl_command_end()). */
     int in_command;       /* a command is running */
@@ -161,6 +171,10 @@ void repl_propagate(replication *r, int argc, const arg *argv);
 void repl_propagate_expired(replication *r, const char *key, size_t keylen);
 
 /* ==== As a replica ==== */
+
+/* --client-output-buffer-limit "replica HARD SOFT SECONDS": 1, or 0 with
+ * *why set. Only the replica class is limited here ("slave" as its alias). */
+int replication_parse_obuf_limit(replication *r, const char *value, const char **why);
 
 /* Follow host:port (--replicaof): connect on the next cron. */
 void replication_set_master(replication *r, const char *host, int port);

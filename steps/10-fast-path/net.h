@@ -27,6 +27,7 @@ typedef struct client {
     uint64_t id;               /* unique, increasing: CLIENT ID */
     int proto;                 /* 2 or 3: RESP version, switched by HELLO */
     int close_after_reply;     /* QUIT or a protocol error: close once written */
+    int close_asap;            /* close at the end of this turn, unsent output dropped */
     int discard_input;         /* protocol error: read and drop input until EOF */
     int64_t linger_timer;      /* timer closing a discarding client, or 0 */
     char *name;                /* CLIENT SETNAME, or NULL */

@@ -47,12 +47,16 @@ static void new_replid(char out[REPL_ID_LEN + 1]) {
 
 static void on_client_close(client *c, void *data);
 static void snapshot_done(void *data, int ok);
+static void replica_name(const replica *rp, char *out, size_t outlen);
 
 void replication_init(replication *r, snapshotter *snap, net_server *net) {
     memset(r, 0, sizeof(*r));
     new_replid(r->replid);
     r->backlog_size = REPL_BACKLOG_SIZE_DEFAULT;
     r->ping_period_s = REPL_PING_PERIOD_S_DEFAULT;
+    r->obuf_hard = REPL_OBUF_HARD_DEFAULT;
+    r->obuf_soft = REPL_OBUF_SOFT_DEFAULT;
+    r->obuf_soft_s = REPL_OBUF_SOFT_S_DEFAULT;
     r->stream_db = -1;
     buf_init(&r->pending);
     buf_init(&r->link_in);
@@ -74,6 +78,29 @@ int replication_parse_backlog_size(replication *r, const char *value, const char
         return 0;
     }
     r->backlog_size = (size_t)n;
+    return 1;
+}
+
+int replication_parse_obuf_limit(replication *r, const char *value, const char **why) {
+    char class[16], hard[32], soft[32], seconds[32], rest[2];
+    unsigned long long h, so;
+    long long sec;
+    if (sscanf(value, "%15s %31s %31s %31s %1s", class, hard, soft, seconds, rest) != 4) {
+        *why = "expected \"replica HARD SOFT SECONDS\"";
+        return 0;
+    }
+    if (strcasecmp(class, "replica") != 0 && strcasecmp(class, "slave") != 0) {
+        *why = "this server limits only the replica class";
+        return 0;
+    }
+    if (!string_to_memory(hard, strlen(hard), &h) || !string_to_memory(soft, strlen(soft), &so) ||
+        !string_to_ll(seconds, strlen(seconds), &sec) || sec < 0) {
+        *why = "HARD and SOFT must be memory values, SECONDS a number of seconds";
+        return 0;
+    }
+    r->obuf_hard = h;
+    r->obuf_soft = so;
+    r->obuf_soft_s = sec;
     return 1;
 }
 
@@ -128,6 +155,36 @@ static int stream_wanted(const replication *r) {
     return r->backlog != NULL || r->replicas != NULL;
 }
 
+/* Is this replica's unsent stream over its output limit (Redis's
+ * checkClientOutputBufferLimits(), networking.c, 7.0.15)? Over the hard
+ * limit, at once; over the soft one, once it has stayed over for more than
+ * obuf_soft_s seconds. As in Redis, a hard limit under the backlog's size
+ * counts as the backlog's size, or a partial resync would end in a drop. */
+static int over_output_limit(const replication *r, replica *rp) {
+    size_t used = rp->state == REPLICA_ONLINE ? rp->c->out.len - rp->c->out_sent : rp->held.len;
+    unsigned long long hard = r->obuf_hard;
+    if (hard && hard < r->backlog_size) hard = r->backlog_size;
+    if (hard && used >= hard) return 1;
+    if (!r->obuf_soft || used < r->obuf_soft) {
+        rp->soft_since_ms = 0;
+        return 0;
+    }
+    int64_t now = clock_now_ms();
+    if (rp->soft_since_ms == 0) rp->soft_since_ms = now;
+    return (now - rp->soft_since_ms) / 1000 > r->obuf_soft_s;
+}
+
+/* Drop a replica that cannot keep up. It is closed at the end of this turn,
+ * not now: we are inside another client's command, walking the replicas. */
+static void drop_slow_replica(replica *rp) {
+    if (rp->c->close_asap) return;
+    char name[sizeof(rp->ip) + 8];
+    replica_name(rp, name, sizeof(name));
+    repl_log("Client %s closed for overcoming of output buffer limits.", name);
+    rp->c->close_asap = 1;
+    net_queue_write(rp->c);
+}
+
 /* Put bytes into the stream: the backlog, every online replica's output,
  * and what each replica waiting for its snapshot holds for after it. */
 static void feed(replication *r, const char *bytes, size_t len) {
@@ -139,7 +196,10 @@ static void feed(replication *r, const char *bytes, size_t len) {
             net_queue_write(rp->c);
         } else if (rp->state == REPLICA_WAIT_BGSAVE_END) {
             buf_append(&rp->held, bytes, len);
+        } else {
+            continue;
         }
+        if (over_output_limit(r, rp)) drop_slow_replica(rp);
     }
 }
 
@@ -1046,7 +1106,7 @@ static void cron_replicas(replication *r, int64_t now) {
             char name[sizeof(rp->ip) + 8];
             replica_name(rp, name, sizeof(name));
             repl_log("Disconnecting timedout replica (streaming sync): %s", name);
-            rp->c->close_after_reply = 1;
+            rp->c->close_asap = 1; /* not once written: it may never read again */
             net_queue_write(rp->c);
         }
     }

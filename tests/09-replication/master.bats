@@ -15,7 +15,10 @@ load replication
 
 CAPTURE="$BATS_TEST_DIRNAME/repl_capture.py"
 
-teardown() { stop_all; }
+teardown() {
+  [ -z "${SLOW_PID:-}" ] || kill "$SLOW_PID" 2>/dev/null || true
+  stop_all
+}
 
 @test "09-1 the handshake: PING answers +PONG, each REPLCONF +OK, PSYNC ? -1 +FULLRESYNC <40 hex characters> <offset>, then a snapshot" {
   start_as M $(master_flags)
@@ -85,6 +88,24 @@ teardown() { stop_all; }
   expect_reply 1
 }
 
+@test "09-2 the master restarted from its snapshot (chapter 08): its replica syncs again to the same keys" {
+  start_as M $(master_flags)
+  redis_as R1 --replicaof 127.0.0.1 "$M_PORT"
+  PORT=$M_PORT
+  load_keys a 100 PX 100000
+  load_keys b 100
+  wait_synced "$M_PORT" "$R1_PORT" 10000
+  rcli save >/dev/null
+  stop_one M
+  START_PORT=$M_PORT start_as M2 $(master_flags) --dir "$M_DIR"
+  PORT=$M2_PORT
+  load_keys c 100 PX 100000
+  wait_synced "$M2_PORT" "$R1_PORT" 15000
+  send dbsize # the 200 keys of its snapshot and the 100 written since
+  expect_reply 300
+  for prefix in a b c; do expect_same_keys "$M2_PORT" "$R1_PORT" $prefix 100; done
+}
+
 @test "09-2 WAIT counts the replicas that acknowledged this client's writes, and times out with the count" {
   start_as M $(master_flags)
   redis_as R1 --replicaof 127.0.0.1 "$M_PORT"
@@ -120,4 +141,51 @@ $off
 127\.0\.0\.1
 $R1_PORT
 [0-9]+$"
+}
+
+# slow_replica PORT: a replica that never reads (slow_replica.py), in the
+# background; its pid in SLOW_PID, killed by the test's teardown.
+slow_replica() {
+  "$PYTHON" "$BATS_TEST_DIRNAME/slow_replica.py" "$1" &
+  SLOW_PID=$!
+  wait_field "$1" replication connected_slaves 1 5000
+}
+
+# write_mb PORT MB: MB megabytes of SETs (100 kB values), by redis-benchmark.
+write_mb() {
+  send_as "redis-benchmark -p $1 -t set -n $(($2 * 10)) -d 100000 -r 1000 -q" \
+    redis-benchmark -p "$1" -t set -n $(($2 * 10)) -d 100000 -r 1000 -q
+  [ "$status" -eq 0 ] || fail_exchange "redis-benchmark completes: the master answers while a replica lags"
+}
+
+@test "09-2 a replica that never reads is dropped at its output limit's hard bound, and the other clients are answered meanwhile" {
+  start_as M $(master_flags) --client-output-buffer-limit "replica 4mb 0 0"
+  slow_replica "$M_PORT"
+  write_mb "$M_PORT" 30
+  wait_field "$M_PORT" replication connected_slaves 0 5000
+  PORT=$M_PORT
+  send ping
+  expect_reply PONG
+  send_as "grep 'for overcoming of output buffer limits' in the master's log" \
+    grep -c 'for overcoming of output buffer limits' "$M_LOG"
+  expect_reply 1
+}
+
+@test "09-2 over the soft bound, a replica is dropped only once it has stayed over for longer than its seconds" {
+  start_as M $(master_flags) --client-output-buffer-limit "replica 0 1mb 60"
+  slow_replica "$M_PORT"
+  write_mb "$M_PORT" 20
+  send_as "INFO replication on the master after 20 MB for a replica that reads nothing, soft limit 1 MB for 60 s" \
+    field_of "$M_PORT" replication connected_slaves
+  expect_reply 1
+  kill "$SLOW_PID" 2>/dev/null || true
+
+  start_as S $(master_flags) --client-output-buffer-limit "replica 0 1mb 1"
+  slow_replica "$S_PORT"
+  write_mb "$S_PORT" 20
+  # Redis counts whole seconds, and drops on a write once more than 1 has
+  # passed: write again after 2.5 s.
+  sleep_until_ms $(($(now_ms) + 2500))
+  redis-cli -p "$S_PORT" set after-the-wait 1 >/dev/null
+  wait_field "$S_PORT" replication connected_slaves 0 5000
 }

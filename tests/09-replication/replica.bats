@@ -143,6 +143,25 @@ $(field_of "$R_PORT" replication slave_repl_offset)"
   expect_reply 1
 }
 
+@test "09-4 a replica restarted, with the master written to while it was down, syncs again to the same keys" {
+  redis_as M
+  PORT=$M_PORT
+  load_keys a 100 PX 100000
+  start_as R --replicaof 127.0.0.1 "$M_PORT"
+  wait_synced "$M_PORT" "$R_PORT" 10000
+  stop_one R
+  PORT=$M_PORT
+  load_keys b 100 PX 100000
+  redis-cli -p "$M_PORT" del a:0 >/dev/null
+  start_as R2 --replicaof 127.0.0.1 "$M_PORT" --dir "$R_DIR"
+  wait_synced "$M_PORT" "$R2_PORT" 10000
+  PORT=$R2_PORT
+  send dbsize # a:1..a:99 and b:0..b:99
+  expect_reply 199
+  expect_same_keys "$M_PORT" "$R2_PORT" a 100
+  expect_same_keys "$M_PORT" "$R2_PORT" b 100
+}
+
 # start_fake MODE: fake_master.py on a free port, as FAKE_PORT.
 start_fake() {
   FAKE_PORT=$(pick_port)

@@ -58,7 +58,8 @@ start_server() {
   case $server in /*) ;; */*) server="$PWD/$server" ;; esac # a bare name is found on PATH
   export SERVER_LOG="$log" SERVER_DIR="$dir"
   for _ in 1 2 3 4 5; do
-    PORT=$(pick_port) || { echo "start_server: pick_port found no free port" >&2; return 1; }
+    # START_PORT: this port, not a free one (a restart where a replica looks).
+    PORT=${START_PORT:-$(pick_port)} || { echo "start_server: pick_port found no free port" >&2; return 1; }
     export PORT
     # (cd, then exec: $! is the server's own pid, not a subshell's.)
     if is_reference; then

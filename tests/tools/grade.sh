@@ -137,6 +137,9 @@ run_bats() { # run_bats ID STAGE FILES...
   # A suite that failed outside any test (its server did not start) counts one.
   [ "$status" -ne 0 ] && [ "$notok" -eq 0 ] && checks=$((checks + 1)) failed_checks=$((failed_checks + 1))
   if [ "$status" -ne 0 ] || [ "$notok" -ne 0 ]; then
+    # A stub's "not written yet" in a server's output (one that died at
+    # start, or on the command that reached it) is the cause: it comes first.
+    grep -ao 'not written yet: .*' <<<"$out" | sort -u | head -5 | sed 's/^/  /'
     grep -avE '^(ok [0-9]|1\.\.)' <<<"$out" | sed -E 's/^# ?/      /; s/^not ok [0-9]+ /  FAILED: /'
     return 1
   fi
