@@ -1196,7 +1196,7 @@ void replication_info(info_request *ir, const replication *r) {
     int n = replicas_in_order(r, list, REPL_INFO_MAX_REPLICAS);
     int64_t now = clock_now_ms();
     for (int i = 0; i < n; i++) {
-        char name[16];
+        char name[24]; /* "slave" and any int */
         snprintf(name, sizeof(name), "slave%d", i);
         long lag =
             list[i]->state == REPLICA_ONLINE ? (long)((now - list[i]->ack_time_ms) / 1000) : 0;
