@@ -6,7 +6,8 @@
  * process_query_buffer): appended to the client's query buffer in reads,
  * parsed with parser_next(), executed with command_execute() against the
  * step's real command table, the parser's consumed bytes dropped; in step
- * 10, its look-ahead reads the bytes first, as before a client runs. The
+ * 10, its look-ahead reads the bytes first, as before a client runs. From
+ * step 09, the replication commands are left out (is_link_command()). The
  * keyspace is kept from one input to the next, as a server's is from one
  * connection to the next, and time is the fuzzer's: the clock is frozen
  * (common/clock.h) and each input says how far it moves. Between reads, and
