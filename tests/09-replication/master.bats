@@ -42,13 +42,14 @@ teardown() {
 
 @test "09-1 REPLCONF ACK is never answered, an unknown REPLCONF option is refused, PSYNC with replies pending is refused" {
   start_as M $(master_flags)
-  send_raw '*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$1\r\n5\r\n*1\r\n$4\r\nPING\r\n'
+  # ACK gets no reply, so the first 7 bytes back are PING's +PONG.
+  send_raw '*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$1\r\n5\r\n*1\r\n$4\r\nPING\r\n' --expect 7
   expect_bytes '+PONG\r'
   send replconf nosuch 1
   expect_reply "ERR Unrecognized REPLCONF option: nosuch"
   send replconf listening-port
   expect_reply "ERR syntax error"
-  send_raw '*1\r\n$4\r\nPING\r\n*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n' --linger 0.5
+  send_raw '*1\r\n$4\r\nPING\r\n*3\r\n$5\r\nPSYNC\r\n$1\r\n?\r\n$2\r\n-1\r\n' --expect 60
   expect_contains "-ERR SYNC and PSYNC are invalid with pending output"
 }
 

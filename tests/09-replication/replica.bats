@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # Chapter 09: the server as a replica of a real redis-server 7.0.15 master.
 # The sync in both of the master's transfer forms, the stream applied, a
-# replica that never deletes a key on its own clock but hides it, REPLICAOF
-# NO ONE, a broken link continued, and a master that sends bad bytes.
+# replica that never deletes a key on its own clock but hides it, what its
+# readers see when its clock is off from its master's (a scripted master,
+# skewed_master.py), REPLICAOF NO ONE, a broken link continued, and a master
+# that sends bad bytes.
 # Grades any server: make grade STEP=09, or make test STEP=09 SERVER=path.
 # Each test's name starts with its stage (tests/09-replication/stages).
 #
@@ -14,6 +16,7 @@ load ../08-snapshot/snapshot # send_lines, sleep_until_ms
 load replication
 
 FAKE_MASTER="$BATS_TEST_DIRNAME/fake_master.py"
+SKEWED_MASTER="$BATS_TEST_DIRNAME/skewed_master.py"
 
 teardown() {
   [ -n "${FAKE_PID:-}" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
@@ -162,16 +165,68 @@ $(field_of "$R_PORT" replication slave_repl_offset)"
   expect_same_keys "$M_PORT" "$R2_PORT" b 100
 }
 
-# start_fake MODE: fake_master.py on a free port, as FAKE_PORT.
-start_fake() {
-  FAKE_PORT=$(pick_port)
-  "$PYTHON" "$FAKE_MASTER" "$FAKE_PORT" "$1" >"$BATS_TEST_TMPDIR/fake.log" 2>&1 &
-  FAKE_PID=$!
+# The clock-skew test: SKEW_MS between the replica's clock and its
+# masters', keys meant to live TTL_MS (skewed_master.py's header has the
+# script). Wide margins: every check falls at least half a second from the
+# deadline or DEL that decides it.
+SKEW_MS=2000 TTL_MS=4000
+
+# expect_key_at MS KEY WANT: at T0+MS, GET KEY on the replica answers WANT.
+expect_key_at() {
+  sleep_until_ms $((T0 + $1))
+  SENT="GET $2 on the replica at T0+$1 ms (T0: when the master sent its SETs)"
+  send_typed get "$2"
+  expect_reply "$3"
+}
+
+@test "09-5 clock skew: a replica ahead of its master hides a key early, one behind serves it late, and once promoted keeps it by its own clock" {
+  start_script "$SKEWED_MASTER" "$SKEW_MS" "$TTL_MS"
+  start_as R --replicaof 127.0.0.1 "$FAKE_PORT"
+  SENT="skewed_master.py's log, polled for 10 s for its SETs"
   local i
+  for i in $(seq 200); do grep -q "^set " "$BATS_TEST_TMPDIR/fake.log" && break; sleep 0.05; done
+  T0=$(sed -n 's/^set //p' "$BATS_TEST_TMPDIR/fake.log" | head -1)
+  [ -n "$T0" ] || { status='' fail_exchange "a line 'set T0'" "$(cat "$BATS_TEST_TMPDIR/fake.log")"; return; }
+  wait_dbsize 4 $((TTL_MS - SKEW_MS - 500)) # from:fake, ahead, behind, lazy
+  # Half-way to the DELs: ahead's deadline has passed by the replica's clock.
+  expect_key_at $((TTL_MS - SKEW_MS / 2)) ahead "(nil)"
+  send_typed dbsize
+  expect_reply "(integer) 4"
+  send_typed get behind
+  expect_reply '"v"'
+  # behind's master thinks a second is left; the replica's clock says three.
+  send_typed pttl behind
+  expect_regex "^\(integer\) (2[5-9]|3[0-4])[0-9][0-9]$"
+  # The DELs of ahead and behind, sent at T0+TTL_MS: lazy's never comes.
+  wait_dbsize 2 $((TTL_MS + SKEW_MS))
+  # A second after its master's deadline, lazy is still served...
+  expect_key_at $((TTL_MS + SKEW_MS / 2)) lazy '"v"'
+  # ...and once promoted, the replica deletes it by its own clock, at
+  # T0+TTL_MS+SKEW_MS: no DEL from anywhere.
+  send_typed replicaof no one
+  expect_reply "OK"
+  send_typed get lazy
+  expect_reply '"v"'
+  wait_dbsize 1 $((SKEW_MS + 2000))
+  send_typed get lazy
+  expect_reply "(nil)"
+}
+
+# start_script SCRIPT ARGS...: a scripted master (fake_master.py,
+# skewed_master.py) on a free port, as FAKE_PORT, logging to fake.log.
+start_script() {
+  local script=$1 i
+  shift
+  FAKE_PORT=$(pick_port)
+  "$PYTHON" "$script" "$FAKE_PORT" "$@" >"$BATS_TEST_TMPDIR/fake.log" 2>&1 &
+  FAKE_PID=$!
   for i in $(seq 50); do grep -q listening "$BATS_TEST_TMPDIR/fake.log" 2>/dev/null && return 0; sleep 0.05; done
-  echo "fake_master.py did not start: $(cat "$BATS_TEST_TMPDIR/fake.log")" >&2
+  echo "$(basename "$script") did not start: $(cat "$BATS_TEST_TMPDIR/fake.log")" >&2
   return 1
 }
+
+# start_fake MODE: fake_master.py, MODE's bad bytes (or good ones).
+start_fake() { start_script "$FAKE_MASTER" "$1"; }
 
 # bad_master MODE: a replica of a master that sends MODE's bad bytes fails
 # the sync, says so in its log, tries again, and keeps the keys it had.
