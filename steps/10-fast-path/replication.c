@@ -1072,6 +1072,7 @@ void replicaof_command(client *c, int argc, arg *argv) {
         return;
     }
     replication_set_master(r, host, (int)port);
+    link_connect(r); /* at once, as replicationSetMaster() does (7.0.15) */
     repl_log("REPLICAOF %s:%d enabled (user request)", host, (int)port);
     reply_ok(c);
 }

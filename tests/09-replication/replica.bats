@@ -278,11 +278,15 @@ bad_master() {
   expect_regex "^[1-9]"
 }
 
-@test "09-6 a good snapshot from the same fake master loads: the test's master is right" {
+@test "09-6 a good snapshot from the same fake master loads: the test's master is right, and REPLICAOF connects at once" {
   start_fake good
   start_as R
   send_typed replicaof 127.0.0.1 "$FAKE_PORT"
   expect_reply "OK"
+  # It connects before it answers, as 7.0.15's replicationSetMaster() does,
+  # not at its cron's next tick, a second later.
+  send_as "the replica's log, read once REPLICAOF has answered" grep -c "Connecting to MASTER" "$R_LOG"
+  expect_regex "^[1-9]"
   wait_field "$R_PORT" replication master_link_status up 10000
   send_typed get from:fake
   expect_reply '"master"'
