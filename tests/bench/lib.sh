@@ -17,14 +17,16 @@ is_redis() {
   [ "$(basename "$1")" = redis-server ]
 }
 
-# start_server BINARY [LOG]: start it on a free port and wait until it
-# answers PING. Retries on another port if the chosen one was taken meanwhile.
+# start_server BINARY [LOG [FLAG...]]: start it on a free port, with the
+# FLAGs after its own, and wait until it answers PING. Retries on another
+# port if the chosen one was taken meanwhile.
 # It runs in BENCH_DIR when that is set, else in a new empty directory: from
 # chapter 08 on a server keeps its snapshot where it runs. A step that takes
 # --save (08 on) gets --save '' unless BENCH_SAVE is set, as Redis does: no
 # snapshot in the middle of a measurement.
 start_server() {
   local bin=$1 log=${2:-/dev/null} attempt port pid dir save=()
+  shift $(($# < 2 ? $# : 2))
   dir=${BENCH_DIR:-$(mktemp -d)}
   [ "$(basename "$bin")" = redis-server ] || bin=$(realpath "$bin")
   if is_redis "$bin" || "$bin" --help 2>/dev/null | grep -q -- '--save'; then
@@ -36,9 +38,9 @@ start_server() {
     # (valgrind ..., or taskset: see pin_cpus); it is split into words.
     if is_redis "$bin"; then
       (cd "$dir" && exec ${SERVER_WRAPPER:-} "$bin" --port "$port" --bind 127.0.0.1 "${save[@]}" \
-        --appendonly no) >"$log" 2>&1 &
+        --appendonly no "$@") >"$log" 2>&1 &
     else
-      (cd "$dir" && exec ${SERVER_WRAPPER:-} "$bin" --port "$port" "${save[@]}") >"$log" 2>&1 &
+      (cd "$dir" && exec ${SERVER_WRAPPER:-} "$bin" --port "$port" "${save[@]}" "$@") >"$log" 2>&1 &
     fi
     pid=$!
     BENCH_PIDS+=("$pid")
@@ -54,9 +56,13 @@ start_server() {
   return 1
 }
 
-# stop_server PID: SIGTERM, and wait for it to exit.
+# stop_server PID: SIGTERM, and wait for it to exit. It is forgotten, so
+# that stop_all_servers never signals a later process given the same PID.
 stop_server() {
-  local pid=$1
+  local pid=$1 i
+  for i in "${!BENCH_PIDS[@]}"; do
+    [ "${BENCH_PIDS[i]}" = "$pid" ] && unset 'BENCH_PIDS[i]'
+  done
   kill "$pid" 2>/dev/null || return 0
   wait "$pid" 2>/dev/null || true
 }
@@ -153,4 +159,43 @@ step_name() {
   if [ "$1" = redis ]; then echo redis; return; fi
   bin=$(server_binary "$1") || return 1
   basename "$(dirname "$bin")"
+}
+
+# write_keyspace N FILE: the keyspace redis-benchmark -r N draws from
+# (key:000000000000 to key:{N-1, 12 digits}), each key holding the 3 bytes
+# its SET writes, as one RESP stream of SETs (throughput.sh says why the
+# runs load it first).
+write_keyspace() {
+  awk -v n="$1" 'BEGIN {
+    for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$3\r\nVXK\r\n", i }' >"$2"
+}
+
+# load_keyspace FILE N LABEL PORT: send FILE (write_keyspace N) through
+# redis-cli --pipe, and fail unless the server then holds N keys.
+load_keyspace() {
+  local file=$1 n=$2 label=$3 port=$4 keys
+  redis-cli -p "$port" --pipe <"$file" >"$RESULTS/keyspace-load.log" 2>&1
+  keys=$(redis-cli -p "$port" dbsize)
+  if [ "$keys" != "$n" ]; then
+    echo "bench: server $label holds ${keys:-no} keys after the load, not $n" >&2
+    return 1
+  fi
+}
+
+# half_ttl_stream N: SET key:i abc for i in 0..N-1, with EX 10000 (2.8
+# hours: none expires during a run) on every other key, as RESP.
+half_ttl_stream() {
+  awk -v n="$1" 'BEGIN {
+    for (i = 0; i < n; i++) {
+      k = "key:" i
+      if (i % 2)
+        printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nabc\r\n$2\r\nEX\r\n$5\r\n10000\r\n", length(k), k
+      else
+        printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nabc\r\n", length(k), k
+    } }'
+}
+
+# median VALUE...: the middle one (the lower of the two middle ones).
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }

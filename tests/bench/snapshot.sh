@@ -26,17 +26,6 @@ SNAP_RUNS=${SNAP_RUNS:-3}
 out=$RESULTS/snapshot.tsv
 printf 'server\tkeys\tsave_ms\tbytes\tload_ms\tp99_ms\tp99_bgsave_ms\tbgsave_ms\n' >"$out"
 
-load_stream() { # n: SET key:i abc, with EX 10000 on every other key
-  awk -v n="$1" 'BEGIN {
-    for (i = 0; i < n; i++) {
-      k = "key:" i
-      if (i % 2)
-        printf "*5\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nabc\r\n$2\r\nEX\r\n$5\r\n10000\r\n", length(k), k
-      else
-        printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$3\r\nabc\r\n", length(k), k
-    } }'
-}
-
 # p99 PORT: redis-benchmark's GET p99, in ms (its --csv line: "test","rps",
 # "avg","min","p50","p95","p99","max").
 p99() {
@@ -57,14 +46,12 @@ one_bgsave() {
   echo $(($(now_ms) - t0)) >"$RESULTS/bgsave.ms"
 }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 for s in $SNAP_SERVERS; do
   bin=$(server_binary "$s") || exit 1
   dir=$(mktemp -d)
   BENCH_DIR=$dir start_server "$bin" "$dir/first.log" || exit 1
   port=$SERVER_PORT pid=$SERVER_PID
-  load_stream "$SNAP_KEYS" | redis-cli -p "$port" --pipe >"$dir/pipe.log" 2>&1
+  half_ttl_stream "$SNAP_KEYS" | redis-cli -p "$port" --pipe >"$dir/pipe.log" 2>&1
   keys=$(redis-cli -p "$port" dbsize)
   [ "$keys" = "$SNAP_KEYS" ] || { echo "snapshot: $s holds $keys keys, not $SNAP_KEYS" >&2; exit 1; }
   t0=$(now_ms)

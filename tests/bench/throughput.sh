@@ -48,10 +48,10 @@ bench_cmd "TEST" 1 PORT | sed 's/-P 1 /-P 1 (or 16, with -n NP) /' >"$RESULTS/th
 
 # The keyspace redis-benchmark -r draws from (key:000000000000 to
 # key:000000999999 for -r 1000000), each key holding the 3 bytes its SET
-# writes, as one RESP stream. Each round loads it into every server that has
-# SET before any test runs, so the runs measure a server at its full size:
-# SET replaces a value and GET finds its key, as on a server in use. Left to
-# the runs themselves, the keyspace would grow during SET, and the growth
+# writes, as one RESP stream (write_keyspace in lib.sh). Each round loads
+# it into every server that has SET before any test runs, so the runs
+# measure a server at its full size: SET replaces a value and GET finds its
+# key, as on a server in use. Left to the runs themselves, the keyspace would grow during SET, and the growth
 # would be measured with them: the dict's doubling, and the first touch of
 # every new page of memory. On this virtual machine that first touch costs
 # 1.6 µs a page when the memory was in use shortly before and about 9 µs
@@ -59,18 +59,7 @@ bench_cmd "TEST" 1 PORT | sed 's/-P 1 /-P 1 (or 16, with -n NP) /' >"$RESULTS/th
 # server code measured SET -P 16 at 1.37x Redis in one full run and 1.67x in
 # another. How much memory a key costs has its own section (memory.sh).
 keyspace_file=$RESULTS/keyspace.resp
-awk -v n="$KEYSPACE" 'BEGIN {
-  for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$16\r\nkey:%012d\r\n$3\r\nVXK\r\n", i }' >"$keyspace_file"
-
-load_keyspace() { # label port
-  redis-cli -p "$2" --pipe <"$keyspace_file" >"$RESULTS/keyspace-load.log" 2>&1
-  local keys
-  keys=$(redis-cli -p "$2" dbsize)
-  if [ "$keys" != "$KEYSPACE" ]; then
-    echo "throughput: server $1 holds ${keys:-no} keys after the load, not $KEYSPACE" >&2
-    return 1
-  fi
-}
+write_keyspace "$KEYSPACE" "$keyspace_file"
 
 printf 'round\tserver\ttest\tpipeline\trequests\trps\tcpu_ns\tcpu_us_per_req\tp50_ms\tp99_ms\n' >"$out"
 all=$(printf '%s\n' $SERVERS $PING_SERVERS | awk '!seen[$0]++' | tr '\n' ' ')
@@ -83,7 +72,7 @@ for round in $(seq 1 "$ROUNDS"); do
     pid[$s]=$SERVER_PID
     port[$s]=$SERVER_PORT
   done
-  for s in $SERVERS; do load_keyspace "$s" "${port[$s]}" || exit 1; done
+  for s in $SERVERS; do load_keyspace "$keyspace_file" "$KEYSPACE" "$s" "${port[$s]}" || exit 1; done
   for t in "${TESTS[@]}"; do
     read -r test pipeline <<<"$t"
     list=$SERVERS
