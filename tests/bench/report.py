@@ -230,7 +230,8 @@ def machine():
 def results_date():
     """When the newest result was written: the report may be written again
     later, from the same results (PARTS=" " make bench)."""
-    names = ("throughput.tsv", "memory.tsv", "snapshot.tsv", "callgrind.tsv", "burst.tsv", "expiry-over-time.txt")
+    names = ("throughput.tsv", "memory.tsv", "snapshot.tsv", "callgrind.tsv", "replication.tsv",
+             "replication-sync.tsv", "burst.tsv", "expiry-over-time.txt")
     times = [os.path.getmtime(os.path.join(RESULTS, n)) for n in names
              if os.path.exists(os.path.join(RESULTS, n))]
     return datetime.datetime.fromtimestamp(max(times)).strftime("%Y-%m-%d %H:%M") if times else "-"
@@ -701,6 +702,229 @@ def callgrind_section(md, summary, cg):
                                    f"{cg.get(s, cmd, p):.0f} instructions per command"
                                    + (f" (Redis {redis:.0f})" if redis is not None else ""))
     md.append("")
+
+
+# ============================ Replication ============================
+# tests/bench/replication.sh: chapter 09's masters (09, and 10 which carries
+# it) and Redis, each followed by real redis-server 7.0.15 replicas.
+
+# The targets (chapter 09), not enforced by a test: with replicas attached,
+# our master spends at most Redis's CPU per SET (Redis ÷ step ≥ 1.0), and a
+# full sync to a redis-server replica takes at most Redis's time.
+REPL_CPU_TARGET = 1.0
+REPL_SYNC_TARGET = 1.0
+# Lag samples taken before this many ms into the steady load are left out:
+# redis-benchmark is still connecting its clients.
+LAG_SKIP_MS = 500
+
+
+def replication_section(md, summary):
+    rows = read_tsv("replication.tsv")
+    lag = read_tsv("replication-lag.tsv")
+    lag_runs = read_tsv("replication-lag-runs.tsv")
+    sync = read_tsv("replication-sync.tsv")
+    if not rows and not lag and not sync:
+        return
+    md.append("## Replication\n")
+    pin = os.path.join(RESULTS, "replication-pinning.txt")
+    pin = open(pin).read().strip() if os.path.exists(pin) else "-"
+    md.append("Chapter 09's master (step 09, and step 10, which carries it) beside Redis 7.0.15, each "
+              "followed by real `redis-server` 7.0.15 replicas, so that every master feeds the same "
+              "consumers. Started by tests/bench/replication.sh, polled by tests/bench/repl_probe.py "
+              f"(one connection per server); pinning: {pin}. This run's machine: {machine_line()}.\n")
+    cmds = os.path.join(RESULTS, "replication-command.txt")
+    cmds = open(cmds).read().strip().splitlines() if os.path.exists(cmds) else ["", ""]
+    if rows:
+        replication_set_tables(md, summary, rows, cmds[0])
+    if lag and lag_runs:
+        replication_lag_table(md, lag, lag_runs, cmds[-1])
+    if sync:
+        replication_sync_table(md, summary, sync)
+
+
+def replication_set_tables(md, summary, rows, cmd):
+    counts = sorted({int(r["replicas"]) for r in rows})
+    by_count = {k: Throughput([r for r in rows if int(r["replicas"]) == k]) for k in counts}
+    rounds = len({r["round"] for r in rows})
+    keyspace = int(float(os.environ.get("REPL_KEYSPACE", os.environ.get("KEYSPACE", "1000000"))))
+    catchup = {}
+    for r in rows:
+        catchup.setdefault((r["server"].replace("-again", ""), int(r["replicas"]), int(r["pipeline"])),
+                           []).append(num(r["catchup_ms"]))
+    md.append("### SET with 0, 1 and 2 replicas\n")
+    md.append(f"{rounds} round{'s' if rounds != 1 else ''}. In each round every master is started afresh, "
+              f"loaded with {keyspace:,} keys as in the throughput part (`key:000000000000` ..., through "
+              "`redis-cli --pipe`), and given two empty `redis-server` replicas (`--save ''`). SET runs "
+              "as in the throughput part, on Redis, 09, 10 and Redis again in turn, first with no "
+              "replica, then after `REPLICAOF` has attached one replica to each master, then two. "
+              "Before each run every replica of that master must have its link up and its "
+              "`slave_repl_offset` equal to the master's `master_repl_offset`; **catch-up** is how "
+              "long after the run it took them to get there again (polled every 10 ms). A Redis master "
+              "runs with `--repl-diskless-sync-delay 0`, so that attaching a replica does not wait 5 s. "
+              "**CPU/req** is the master's own CPU time over the run (all its threads, "
+              "/proc/PID/task/*/schedstat) divided by the requests; the replicas' is not in it. Ratios "
+              "as in the throughput part: the median of the per-round ratios / the ratio of the "
+              "medians, Redis's figure in a round being the mean of its two runs. The command:\n")
+    if cmd:
+        md.append(f"```\n{cmd}\n```\n")
+    md.append("The first runs after a replica is attached follow the master's fork for the snapshot "
+              "(for Redis and for us alike), so some of their writes take a copy-on-write fault.\n")
+    for p in (1, 16):
+        md.append(f"#### SET, {pipeline_name(p)}\n")
+        md.append("| master | replicas | req/s | tput vs Redis, per round | CPU/req (µs) | "
+                  "Redis ÷ step (CPU), per round / of medians | catch-up (ms), median / max |")
+        md.append("|---|---:|---:|---:|---:|---:|---:|")
+        for k in counts:
+            tp = by_count[k]
+            for s in order(srv for (t, pp, srv) in tp.data if pp == p):
+                ups = [v for v in catchup.get((s, k, p), []) if v is not None]
+                up = "-" if k == 0 else (f"{fmt(median(ups), 0)} / {fmt(max(ups), 0)}" if ups else "n/a")
+                if s == "redis":
+                    tr, cr = "1", "1"
+                else:
+                    tr = fmt(tp.vs_redis("set", p, s, RPS))
+                    cr = f"{fmt(tp.vs_redis('set', p, s, CPU))} / {fmt(tp.of_medians('set', p, s, CPU))}"
+                md.append(f"| {label(s)} | {k} | {fmt(tp.median('set', p, s, RPS), 0)} | {tr} | "
+                          f"{fmt(tp.median('set', p, s, CPU), 3)} | {cr} | {up} |")
+        md.append("")
+    md.append("#### The target: CPU per request with replicas\n")
+    md.append(f"With replicas attached, our master should spend at most Redis's CPU per request: Redis ÷ "
+              f"step ≥ {REPL_CPU_TARGET} (per-round median / of medians; judged on the first). Beside it, "
+              f"Redis's own CPU per request in this run, and the step's. "
+              f"Machine: {machine_line()}.\n")
+    md.append("| step | SET | replicas | Redis ÷ step, CPU per request | target | | Redis CPU/req (µs) | "
+              "step CPU/req (µs) |")
+    md.append("|---|---|---:|---:|---:|---|---:|---:|")
+    for st in order(s for tp in by_count.values() for (_, _, s) in tp.data):
+        if st == "redis":
+            continue
+        for p in (1, 16):
+            for k in counts:
+                tp = by_count[k]
+                if k == 0 or not tp.has("set", p, st):
+                    continue
+                cr = tp.vs_redis("set", p, st, CPU)
+                ok = cr is not None and cr >= REPL_CPU_TARGET
+                redis_us = tp.median("set", p, "redis", CPU)
+                md.append(f"| {label(st)} | {pipeline_name(p)} | {k} | {fmt(cr)} / "
+                          f"{fmt(tp.of_medians('set', p, st, CPU))} | ≥ {REPL_CPU_TARGET} | "
+                          f"{'met' if ok else '**missed**'} | {fmt(redis_us, 3)} | "
+                          f"{fmt(tp.median('set', p, st, CPU), 3)} |")
+                summary.append(f"replication SET {'-P 1 ' if p == 1 else '-P 16'} {k} replica"
+                               f"{'s' if k != 1 else ' '} {label(st)}: Redis CPU/req ÷ ours {fmt(cr)} "
+                               f"(target {REPL_CPU_TARGET}: {'met' if ok else 'MISSED'}; Redis "
+                               f"{fmt(redis_us, 2)} µs/req)")
+    md.append("")
+
+
+def replication_lag_table(md, lag, lag_runs, cmd):
+    windows = {(r["round"], r["server"]): (num(r["start_ms"]), num(r["end_ms"])) for r in lag_runs}
+    rps = {}
+    for r in lag_runs:
+        rps.setdefault(r["server"], []).append(num(r["rps"]))
+    samples = {}
+    for r in lag:
+        start, end = windows.get((r["round"], r["server"]), (None, None))
+        t = num(r["t_ms"])
+        if start is None or t is None or not (start + LAG_SKIP_MS <= t <= end):
+            continue
+        mo, ack, ro = num(r["master_offset"]), num(r["ack_offset"]), num(r["replica_offset"])
+        samples.setdefault(r["server"], []).append(
+            (None if mo is None or ack is None else mo - ack, num(r["lag_s"]),
+             None if mo is None or ro is None else max(0.0, mo - ro)))
+    md.append("### The replica's lag under a steady load\n")
+    md.append("With one replica attached (after the 1-replica SET runs), a steady load of SETs, "
+              "without pipelining from a fixed number of clients:\n")
+    if cmd:
+        md.append(f"```\n{cmd}\n```\n")
+    md.append("and meanwhile, every 100 ms, the master's `INFO replication`, then the replica's. "
+              f"Samples from {LAG_SKIP_MS} ms after the start of the load to its end, all rounds together. "
+              "**unacknowledged** is `master_repl_offset` minus `slave0`'s `offset=`, the last offset the "
+              "replica acknowledged: a replica sends `REPLCONF ACK` once a second, so this is mostly "
+              "up to a second's worth of the stream. **lag=** is the master's count of seconds since that "
+              "ACK. **not applied** is `master_repl_offset` minus the replica's own `slave_repl_offset`, "
+              "read just after: what the replica had not yet applied (a reading below 0, where the "
+              "replica's INFO came after more writes, counts as 0).\n")
+    md.append("| master | load (req/s) | samples | unacknowledged (bytes), median / max | lag= (s), median / max "
+              "| not applied (bytes), median / max |")
+    md.append("|---|---:|---:|---:|---:|---:|")
+
+    def med_max(values, digits=0):
+        values = [v for v in values if v is not None]
+        return f"{fmt(median(values), digits)} / {fmt(max(values), digits)}" if values else "n/a"
+
+    for s in order(samples):
+        v = samples[s]
+        md.append(f"| {label(s)} | {fmt(median(rps.get(s, [])), 0)} | {len(v)} | "
+                  f"{med_max([x[0] for x in v])} | {med_max([x[1] for x in v])} | "
+                  f"{med_max([x[2] for x in v])} |")
+    md.append("")
+
+
+def replication_sync_table(md, summary, sync):
+    keys = int(sync[0]["keys"])
+    runs = {}
+    for r in sync:
+        runs.setdefault((r["master"], r["mode"], r["replica"]), []).append(
+            (num(r["sync_ms"]), num(r["transfer_start_ms"])))
+    n_runs = max(len(v) for v in runs.values())
+    md.append("### Full sync\n")
+    md.append(f"The master is loaded with {keys:,} keys `key:N` = `abc`, every other one with `EX 10000` "
+              "(as in the snapshot section; none expires during the run). Then an empty replica starts "
+              "(its own empty directory, `--save ''`) and is sent `REPLICAOF 127.0.0.1 PORT`; **total** "
+              "is the time from just before that command to the first poll (every 10 ms, INFO "
+              f"replication and DBSIZE) that finds `master_link_status:up` and DBSIZE {keys:,}. "
+              "**handshake** is the part of it until the first poll that saw `master_sync_in_progress:1`: "
+              "the replica connected, sent `PING`, `REPLCONF` and `PSYNC`, and has the master's "
+              "`+FULLRESYNC`, which both masters send once they have forked for the snapshot. "
+              "**transfer** is the rest: the snapshot written, sent and loaded. "
+              f"Medians of {n_runs} sync{'s' if n_runs != 1 else ''} for each pair, each with a fresh "
+              "replica. A Redis master, started with `--repl-diskless-sync-delay 0`, is timed in both its "
+              "modes: **diskless**, its default, writes the snapshot straight into the replica's socket; "
+              "**disk** (`CONFIG SET repl-diskless-sync no`) writes it to a file, then sends the file "
+              "as `$<len>`, which is what this project's master always does. The target: a sync from "
+              f"our master to a `redis-server` replica takes at most {REPL_SYNC_TARGET}x Redis's to the "
+              "same replica, in Redis's default mode (diskless); the ratio to its disk mode is the "
+              "like-for-like one.\n")
+    def totals(key):
+        return median([a for a, _ in runs.get(key, [])])
+
+    # Each ratio divides by Redis's own time to a redis-server replica, in
+    # the column's mode; the header says that time, in seconds.
+    base = {m: totals(("redis", m, "redis")) for m in ("diskless", "disk")}
+    md.append("| master | mode | replica | total (s) | handshake (s) | transfer (s) | " + " | ".join(
+        f"÷ Redis → Redis, {m} ({fmt(base[m] and base[m] / 1000)} s)" for m in ("diskless", "disk")) + " |")
+    md.append("|---|---|---|---:|---:|---:|---:|---:|")
+    targets = []
+    for key in sorted(runs, key=lambda k: (k[0] != "redis", k[0], k[1] != "diskless", k[2] != "redis", k[2])):
+        master, mode, replica = key
+        total = totals(key)
+        start = median([b for _, b in runs[key]])
+        transfer = median([a - b for a, b in runs[key] if a is not None and b is not None])
+        ratios = [fmt(total / base[m]) if total and base[m] else "n/a" for m in ("diskless", "disk")]
+        md.append(f"| {label(master)} | {mode} | {label(replica)} | {fmt(total and total / 1000)} | "
+                  f"{fmt(start and start / 1000)} | {fmt(transfer and transfer / 1000)} | "
+                  f"{ratios[0]} | {ratios[1]} |")
+        if master != "redis" and replica == "redis" and total and base["diskless"]:
+            r = total / base["diskless"]
+            targets.append(f"- {label(master)} → Redis: {fmt(r)}x Redis's diskless sync, target ≤ "
+                           f"{REPL_SYNC_TARGET}: {'met' if r <= REPL_SYNC_TARGET else '**missed**'} "
+                           f"({fmt(total / 1000)} s against {fmt(base['diskless'] / 1000)} s; "
+                           f"{fmt(total / base['disk']) if base['disk'] else 'n/a'}x its disk sync)")
+            summary.append(f"replication full sync of {keys:,} keys, {label(master)} -> Redis: {total / 1000:.2f} s, "
+                           f"{r:.2f}x Redis's diskless {base['diskless'] / 1000:.2f} s (target ≤ "
+                           f"{REPL_SYNC_TARGET}: {'met' if r <= REPL_SYNC_TARGET else 'MISSED'}), "
+                           + (f"{total / base['disk']:.2f}x its disk sync" if base["disk"] else ""))
+    md.append("")
+    if targets:
+        md.append("The target, a full sync to a `redis-server` replica:\n")
+        md.append("\n".join(targets) + "\n")
+    slow = [k for k in runs if k[2] != "redis" and median([b for _, b in runs[k]]) is not None
+            and median([b for _, b in runs[k]]) > 500]
+    if slow:
+        md.append("This project's replica starts its handshake at the next tick of its replication cron, "
+                  "once a second (`REPL_CRON_MS`), not when `REPLICAOF` arrives as Redis 7.0.15 does: "
+                  "that wait is most of its handshake above.\n")
 
 
 # ============================ Expiry ============================
@@ -1273,7 +1497,9 @@ def main():
         md.append(f"| {k} | {v} |")
     md.append("")
     params = {k: os.environ.get(k) for k in ("ROUNDS", "N", "NP", "CLIENTS", "KEYSPACE", "MEM_KEYS",
-                                            "CG_N", "EXPIRY_KEYS", "BURST_KEYS") if os.environ.get(k)}
+                                            "CG_N", "EXPIRY_KEYS", "BURST_KEYS",
+                                            "REPL_KEYSPACE", "REPL_SYNC_KEYS", "REPL_LAG_N", "REPL_SYNC_RUNS")
+              if os.environ.get(k)}
     if params:
         md.append("Parameters of this run: " + ", ".join(f"{k}={v}" for k, v in params.items()) + ".\n")
     summary = []
@@ -1285,6 +1511,7 @@ def main():
     memory_section(md, summary)
     snapshot_section(md, summary)
     callgrind_section(md, summary, cg)
+    replication_section(md, summary)
     expiry_section(md, summary)
     fastpath_section(md, tp, cg)
     md.append(FINDINGS.replace("PING_RANGE", ping_range(tp)))

@@ -1,9 +1,9 @@
 # bench.mk -- the benchmarks, included by the Makefile.
 #
 # make bench: this project's servers next to a real Redis (throughput and CPU
-# time per request, memory per key, instructions per command, the expiry
-# strategies side by side), step 07 (plain) beside step 10 (the fast path);
-# writes docs/benchmarks.md and docs/img/bench-*.png.
+# time per request, memory per key, instructions per command, replication,
+# the expiry strategies side by side), step 07 (plain) beside step 10 (the
+# fast path); writes docs/benchmarks.md and docs/img/bench-*.png.
 # ROUNDS=N (default 5), QUICK=1 for a smoke run (report in build/bench/).
 # make bench-timewheel [ARGS=...]: the timing wheel against a binary heap,
 # alone (chapter 06).
