@@ -215,7 +215,7 @@ for round in $(seq 1 "$ROUNDS"); do
   unset mpid mport rport
 done
 rm -f "$keyspace_file"
-echo "  SET with replicas and the lag, $ROUNDS rounds: $((SECONDS - started)) s"
+echo "  SET with replicas and the lag, $ROUNDS round(s): $((SECONDS - started)) s"
 
 # ---- 3: the full sync --------------------------------------------------------------
 
