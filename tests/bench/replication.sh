@@ -49,8 +49,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/bench/lib.sh
-DIRS=()
-trap 'stop_all_servers; rm -rf "${DIRS[@]+"${DIRS[@]}"}"' EXIT
+DIRS=()                  # the servers' directories, removed with them
+probe_dir=$(mktemp -d)   # set_run's FIFO and the catch-up it measured
+trap 'stop_all_servers; rm -rf "$probe_dir" "${DIRS[@]+"${DIRS[@]}"}"' EXIT
 
 ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
 REPL_SERVERS=${REPL_SERVERS:-"redis 09 10"}
@@ -105,6 +106,9 @@ lag_cmd() { # port -> the steady load of measurement 2
 
 keyspace_file=$RESULTS/replication-keyspace.resp
 write_keyspace "$REPL_KEYSPACE" "$keyspace_file"
+# set_run's catch-up probe: the FIFO that starts its clock, and its answer.
+fifo=$probe_dir/run-over catchup_file=$probe_dir/catchup-ms
+mkfifo "$fifo"
 
 out=$RESULTS/replication.tsv
 printf 'round\tserver\treplicas\ttest\tpipeline\trequests\trps\tcpu_ns\tcpu_us_per_req\tp50_ms\tp99_ms\tcatchup_ms\n' >"$out"
@@ -125,7 +129,7 @@ replica_ports() {
 # master with COUNT replicas attached; one line in $out.
 set_run() {
   local round=$1 label=$2 count=$3 pipeline=$4 s=${2%-again} n=$N c0 c1 csv line rps p50 p99 ns per
-  local catchup=NA ports
+  local catchup=NA ports probe
   [ "$pipeline" -gt 1 ] && n=$NP
   ports=$(replica_ports "$s" "$count")
   if ! kill -0 "${mpid[$s]}" 2>/dev/null ||
@@ -134,12 +138,24 @@ set_run() {
     printf '%s\t%s\t%s\tset\t%s\t%s\tNA\tNA\tNA\tNA\tNA\tNA\n' "$round" "$label" "$count" "$pipeline" "$n" >>"$out"
     return
   fi
+  # The catch-up probe connects before the run, and starts its clock when
+  # a line on the FIFO tells it that the run is over.
+  if [ "$count" -gt 0 ]; then
+    python3 "$PROBE" synced "${mport[$s]}" "$ports" "$REPL_WAIT_MS" after-a-line <"$fifo" >"$catchup_file" &
+    probe=$!
+    exec 7>"$fifo"
+  fi
   c0=$(cpu_ns "${mpid[$s]}")
   csv=$(timeout 900 $(bench_cmd "${mport[$s]}" "$pipeline") 2>/dev/null)
   c1=$(cpu_ns "${mpid[$s]}" 2>/dev/null || echo NA)
   if [ "$count" -gt 0 ]; then
-    catchup=$(python3 "$PROBE" synced "${mport[$s]}" "$ports" "$REPL_WAIT_MS") ||
-      { catchup=NA; echo "round $round: the replicas of $s did not catch up" >&2; }
+    echo >&7
+    exec 7>&-
+    if wait "$probe"; then
+      catchup=$(cat "$catchup_file")
+    else
+      echo "round $round: the replicas of $s did not catch up" >&2
+    fi
   fi
   # --csv: a header, then "TEST","rps","avg","min","p50","p95","p99","max".
   line=$(printf '%s\n' "$csv" | tr -d '"' | awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { print $2, $5, $7; exit }')
