@@ -1491,7 +1491,9 @@ def main():
           "looking keys up, allocating, writing replies) shows. The instruction counts of callgrind "
           "isolate that work. Memory per key says what a key costs at rest, and the expiry section "
           "what each chapter's strategy costs when a million keys run out: how many stale keys a "
-          "server keeps, and how long a client waits meanwhile.\n",
+          "server keeps, and how long a client waits meanwhile. The replication section says what "
+          "feeding replicas costs a master, how far behind a replica runs, and how long a full sync "
+          "takes.\n",
           "## The machine\n",
           "| | |", "|---|---|"]
     for k, v in machine():
