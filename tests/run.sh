@@ -213,7 +213,7 @@ docs_checks() {
     run_check "set_fsm table and drawing in docs/" make --no-print-directory BUILD="$BUILD" fsm-check
   fi
   # The pictures are drawn from every step's code: not in a starter repository.
-  have_part "pictures in docs/img" steps/06-timewheel steps/07-set-options-fsm steps/08-snapshot &&
+  have_part "pictures in docs/img" steps/06-timewheel steps/07-set-options-fsm steps/08-snapshot steps/09-replication &&
     run_check "pictures in docs/img match their sources and the code they name" \
       make --no-print-directory BUILD="$BUILD" pictures-check
   # Each chapter's grader: every test in a stage, each chapter's "What the

@@ -7,8 +7,12 @@
 #
 # Every picture is NAME.svg, rendered by Graphviz's dot from NAME.dot beside
 # it; none is drawn by hand. Three sources are printed by programs that run the
-# code they picture (GENERATED below, built by make into TOOLS_DIR); the
-# others are written by hand and list the names they show, in comment lines
+# code they picture (GENERATED below, built by make into TOOLS_DIR), and two,
+# chapter 09's, by tests/tools/draw_replication.py from an exchange recorded
+# on the wire, docs/img/09-replication-capture.txt (make pictures records it
+# again with tests/tools/record_replication.py; this check starts no
+# server). Every source lists the names of the code it shows, the others
+# being written by hand, in comment lines
 #   // names in FILE: NAME NAME ...
 # Checks, each printing what it found and what it expected:
 #   1. a generated .dot is what its program prints now;
@@ -33,11 +37,14 @@ fi
 TOOLS=${1:?usage: pictures_check.sh [--write] TOOLS_DIR}
 IMG=docs/img
 
-# program in TOOLS_DIR : the source it prints
+# the command, words split on spaces : the source it prints
+CAPTURE=$IMG/09-replication-capture.txt
 GENERATED=(
-  "draw_resp_frames:$IMG/01-resp-pipeline.dot"
-  "draw_wheel_cascade:$IMG/06-wheel-cascade.dot"
-  "draw_rdb_bytes:$IMG/08-rdb-bytes.dot"
+  "$TOOLS/draw_resp_frames:$IMG/01-resp-pipeline.dot"
+  "$TOOLS/draw_wheel_cascade:$IMG/06-wheel-cascade.dot"
+  "$TOOLS/draw_rdb_bytes:$IMG/08-rdb-bytes.dot"
+  "python3 tests/tools/draw_replication.py $CAPTURE handshake:$IMG/09-handshake.dot"
+  "python3 tests/tools/draw_replication.py $CAPTURE key-life:$IMG/09-key-life.dot"
 )
 
 SCRATCH=$(mktemp -d)
@@ -53,9 +60,10 @@ fail() {
 check_generated() {
   local entry tool dot now=$SCRATCH/generated.dot
   for entry in "${GENERATED[@]}"; do
-    tool=$TOOLS/${entry%%:*}
+    tool=${entry%%:*}
     dot=${entry#*:}
-    "$tool" >"$now" || { fail "$tool failed (exit $?)"; continue; }
+    # shellcheck disable=SC2086 # the command's words
+    $tool >"$now" || { fail "$tool failed (exit $?)"; continue; }
     if [ "$WRITE" = 1 ]; then
       cp "$now" "$dot"
     elif ! cmp -s "$now" "$dot"; then
