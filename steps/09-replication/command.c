@@ -23,18 +23,17 @@ static int arity_ok(const command *cmd, int argc) {
 
 void command_execute(client *c, int argc, arg *argv) {
     const command *cmd = command_lookup(c->server->commands, argv[0].ptr, argv[0].len);
-    if (cmd == NULL) {
+    /* Around every command, run or refused: what it propagates goes to the
+     * replicas when it ends, as one unit, and a replica counts every
+     * command of its master's into its offset, even one it refuses
+     * (replication.h). */
+    repl_command_begin(&server.repl, c);
+    if (cmd == NULL)
         reply_unknown_command(c, argc, argv);
-        return;
-    }
-    if (!arity_ok(cmd, argc)) {
+    else if (!arity_ok(cmd, argc))
         reply_wrong_arity(c, cmd->name);
-        return;
-    }
-    /* What the command propagates goes to the replicas when it ends, as
-     * one unit (replication.h). */
-    if (!repl_command_begin(&server.repl, c, cmd->name)) return;
-    cmd->proc(c, argc, argv);
+    else if (!repl_refuses_write(&server.repl, c, cmd->name))
+        cmd->proc(c, argc, argv);
     repl_command_end(&server.repl, c);
 }
 

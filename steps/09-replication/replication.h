@@ -160,10 +160,12 @@ void replication_free(replication *r);
  * in MULTI/EXEC so that a replica applies them together, as Redis does
  * (propagatePendingCommands() in server.c, 7.0.15). */
 
-/* Around every command (command.c). begin() answers 0, after replying
- * Redis's READONLY error, for a write a replica's client may not make. */
-int repl_command_begin(replication *r, client *c, const char *name);
+/* Around every command, run or refused (command.c). */
+void repl_command_begin(replication *r, client *c);
 void repl_command_end(replication *r, client *c);
+/* 1, after replying Redis's READONLY error, for a write a replica's client
+ * may not make; 0 for any other command. */
+int repl_refuses_write(replication *r, client *c, const char *name);
 /* Propagate argv[0..argc-1]. */
 void repl_propagate(replication *r, int argc, const arg *argv);
 /* Propagate DEL key: an expired key the master deleted, lazily in a

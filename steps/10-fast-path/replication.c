@@ -238,14 +238,15 @@ static int is_write_command(const char *name) {
 static void master_command_done(replication *r, client *c);
 static void send_ack(replication *r);
 
-int repl_command_begin(replication *r, client *c, const char *name) {
-    if (repl_is_replica(r) && c != r->master && is_write_command(name)) {
-        reply_error(c, "-READONLY You can't write against a read only replica.");
-        return 0;
-    }
+void repl_command_begin(replication *r, client *c) {
     r->in_command = 1;
     r->current = c;
     r->out_before = c->out.len;
+}
+
+int repl_refuses_write(replication *r, client *c, const char *name) {
+    if (!repl_is_replica(r) || c == r->master || !is_write_command(name)) return 0;
+    reply_error(c, "-READONLY You can't write against a read only replica.");
     return 1;
 }
 
@@ -1002,6 +1003,13 @@ static void master_command_done(replication *r, client *c) {
     r->master_offset = r->stream_start + (int64_t)(c->query_done + parser_consumed(&c->parser));
     r->master_repl_offset = r->master_offset;
     r->last_io_ms = clock_now_ms();
+    /* An error means the two keyspaces may now differ: say so, as Redis
+     * does (afterErrorReply() in networking.c, 7.0.15), and go on. */
+    if (c->out.len > r->out_before && c->out.data[r->out_before] == '-') {
+        size_t len = c->out.len - r->out_before - 3; /* without '-' and CRLF */
+        repl_log("== CRITICAL == This replica is sending an error to its master: '%.*s'", (int)len,
+                 c->out.data + r->out_before + 1);
+    }
     if (!r->force_reply) c->out.len = r->out_before;
     r->force_reply = 0;
 }

@@ -9,10 +9,17 @@ tests of a replica's link: it listens on a port, answers the handshake as a
   truncated       "$<len>" and only half the snapshot, then it hangs up
   good            the same snapshot, whole and right, then a PING now and
                   then (so the replica stays up)
+  errors          the same good snapshot, then a stream that holds two
+                  commands a replica must refuse (one unknown, one with too
+                  few arguments) before SET after:errors 1, and no PINGs:
+                  the replica goes on, and its ACKs count all three
 
 Every connection gets the same treatment. It prints one line per
 connection, "connection N: <what the replica sent, in order>", so a test
-can count the replica's retries and see its handshake.
+can count the replica's retries and see its handshake. In mode errors it
+also prints "stream ends at offset N" once the stream is sent, and for each
+command the replica sends after the sync "after the sync: <command>" as it
+comes, then "ack N" if it is REPLCONF ACK N; it answers none of them.
 
   fake_master.py PORT MODE
 """
@@ -25,6 +32,7 @@ import time
 # CRC-64/Jones, reflected, as Redis's crc64.c computes it (the same as
 # steps/08-snapshot/rdb.c): polynomial 0xad93d23594c935a9, init 0.
 POLY = 0x95AC9329AC4BC9B5  # the reflected polynomial
+FULLRESYNC_OFFSET = 100  # where the stream it sends starts
 
 
 def crc64(data):
@@ -90,7 +98,7 @@ def parse(buf):
 
 
 def serve(conn, number, mode):
-    seen, buf = [], b""
+    seen, buf, synced = [], b"", False
     try:
         while True:
             args, buf = read_command(conn, buf)
@@ -98,6 +106,12 @@ def serve(conn, number, mode):
                 break
             seen.append(b" ".join(args).decode(errors="replace"))
             name = args[0].lower()
+            if synced and mode == "errors":
+                # A replica sends its master nothing but ACKs: log what came.
+                print("after the sync: " + seen[-1], flush=True)
+                if name == b"replconf" and args[1].lower() == b"ack":
+                    print(f"ack {args[2].decode()}", flush=True)
+                continue
             if name == b"ping":
                 conn.sendall(b"+PONG\r\n")
             elif name == b"replconf":
@@ -105,10 +119,11 @@ def serve(conn, number, mode):
                     conn.sendall(b"+OK\r\n")
             elif name in (b"psync", b"sync"):
                 send_sync(conn, mode)
-                if mode != "good":
+                synced = True
+                if mode not in ("good", "errors"):
                     break
-                # hold the link, with a PING now and then
-                conn.settimeout(1.0)
+                if mode == "good":
+                    conn.settimeout(1.0)  # hold the link, with a PING now and then
             else:
                 conn.sendall(b"-ERR unknown command\r\n")
     except OSError:
@@ -125,7 +140,7 @@ def send_sync(conn, mode):
         conn.sendall(b"+FULLRESYNC short 0\r\n")
         time.sleep(0.2)
         return
-    conn.sendall(b"+FULLRESYNC " + replid + b" 100\r\n")
+    conn.sendall(b"+FULLRESYNC " + replid + b" %d\r\n" % FULLRESYNC_OFFSET)
     if mode == "bad-checksum":
         bad = rdb[:-8] + struct.pack("<Q", crc64(rdb[:-8]) ^ 1)
         conn.sendall(b"$%d\r\n" % len(bad) + bad)
@@ -135,11 +150,17 @@ def send_sync(conn, mode):
         time.sleep(0.2)
     else:
         conn.sendall(b"$%d\r\n" % len(rdb) + rdb)
+    if mode == "errors":
+        stream = (b"*1\r\n$13\r\nNOSUCHCOMMAND\r\n"
+                  b"*2\r\n$3\r\nSET\r\n$5\r\nalone\r\n"
+                  b"*3\r\n$3\r\nSET\r\n$12\r\nafter:errors\r\n$1\r\n1\r\n")
+        conn.sendall(stream)
+        print(f"stream ends at offset {FULLRESYNC_OFFSET + len(stream)}", flush=True)
 
 
 def main():
     port, mode = int(sys.argv[1]), sys.argv[2]
-    if mode not in ("bad-fullresync", "bad-checksum", "truncated", "good"):
+    if mode not in ("bad-fullresync", "bad-checksum", "truncated", "good", "errors"):
         sys.exit(f"fake_master.py: unknown mode {mode}")
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
