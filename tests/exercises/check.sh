@@ -18,6 +18,9 @@
 #      tests there (a feature newer than the installed Redis, such as
 #      chapter 07's DELEX of Redis 8.4), and the tests skipped are counted.
 #
+# With arguments (chapters: 09, or 09-replication), only their graders are
+# checked.
+#
 # Output is TAP: the plan "1..N", then "ok N - what", "not ok N - what" or
 # "ok N - what # skip why", with a failing grader's output as "#" lines, and a
 # last "# N checks of N graders, N failed" line. Exits 1 if any check failed.
@@ -46,6 +49,11 @@ build_vars() {
 }
 
 graders=$(find tests/exercises -path 'tests/exercises/[0-9][0-9]-*/ex[0-9]*.bats' | sort)
+# check.sh NN ...: only those chapters' graders (09, or 09-replication).
+if [ $# -gt 0 ]; then
+    graders=$(for nn in "$@"; do grep -E "^tests/exercises/${nn}(-[a-z0-9-]+)?/" <<<"$graders"; done)
+    [ -n "$graders" ] || { echo "check.sh: no graders for chapter(s) $*" >&2; exit 2; }
+fi
 count=$(grep -c . <<<"$graders")
 echo "1..$((count * 4))"
 
