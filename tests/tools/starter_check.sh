@@ -12,7 +12,8 @@
 #     with the first useful message first: a stub's "not written yet", with
 #     no compiler error anywhere in what it prints.
 # Prints TAP ("ok N - ...", "not ok N - ..." with "#" lines saying what was
-# expected and what came). Takes three to five minutes.
+# expected and what came). Takes three to five minutes; with arguments
+# (chapters: 09, or 09-replication), only those chapters are checked.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . tests/helpers/tap.sh # ok, not_ok, skip, check, diag; counts in n, failed
@@ -20,6 +21,11 @@ cd "$(dirname "$0")/../.." || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 steps=$(ls -d steps/[0-9][0-9]-*/ | sed 's|steps/||; s|/$||')
+# starter_check.sh NN ...: only those chapters (09, or 09-replication).
+if [ $# -gt 0 ]; then
+  steps=$(for nn in "$@"; do grep -E "^${nn}(-[a-z0-9-]+)?$" <<<"$steps"; done)
+  [ -n "$steps" ] || { echo "starter_check.sh: no chapter $*" >&2; exit 2; }
+fi
 COMPILER_ERROR='[0-9]+:[0-9]+: (fatal )?error:|undefined reference to' # gcc's and ld's
 echo "1..$((4 * $(wc -l <<<"$steps")))"
 
