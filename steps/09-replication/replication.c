@@ -244,7 +244,7 @@ void repl_command_begin(replication *r, client *c) {
     r->out_before = c->out.len;
 }
 
-int repl_refuses_write(replication *r, client *c, const char *name) {
+int repl_refuses_command(replication *r, client *c, const char *name) {
     if (!repl_is_replica(r) || c == r->master || !is_write_command(name)) return 0;
     reply_error(c, "-READONLY You can't write against a read only replica.");
     return 1;

@@ -163,9 +163,10 @@ void replication_free(replication *r);
 /* Around every command, run or refused (command.c). */
 void repl_command_begin(replication *r, client *c);
 void repl_command_end(replication *r, client *c);
-/* 1, after replying Redis's READONLY error, for a write a replica's client
- * may not make; 0 for any other command. */
-int repl_refuses_write(replication *r, client *c, const char *name);
+/* 1, after replying its error, for a command that replication does not let
+ * this client run now: a write from a replica's client (Redis's READONLY);
+ * 0 for any other. */
+int repl_refuses_command(replication *r, client *c, const char *name);
 /* Propagate argv[0..argc-1]. */
 void repl_propagate(replication *r, int argc, const arg *argv);
 /* Propagate DEL key: an expired key the master deleted, lazily in a

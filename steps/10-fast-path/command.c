@@ -32,7 +32,7 @@ void command_execute(client *c, int argc, arg *argv) {
         reply_unknown_command(c, argc, argv);
     else if (!arity_ok(cmd, argc))
         reply_wrong_arity(c, cmd->name);
-    else if (!repl_refuses_write(&server.repl, c, cmd->name))
+    else if (!repl_refuses_command(&server.repl, c, cmd->name))
         cmd->proc(c, argc, argv);
     repl_command_end(&server.repl, c);
 }
