@@ -21,7 +21,6 @@
 load ../../helpers/server
 
 RDB_WRITE="$BATS_TEST_DIRNAME/../../08-snapshot/rdb_write.py"
-REFUSE_TIMEOUT_MS=30000 # a server meant to refuse its file: how long it may take to exit
 
 teardown() { stop_server; }
 
@@ -67,34 +66,6 @@ wait_bgsave_done() {
   done
 }
 
-# refused_start FLAGS...: start the server with FLAGS (and, for a real Redis,
-# the flags start_server gives it), expecting it to refuse to start: it
-# must exit by itself, without ever answering PING. Polls every 20 ms.
-refused_start() {
-  local port pid flags=() deadline log="$BATS_TEST_TMPDIR/refused.log"
-  port=$(pick_port) || return 1
-  if is_reference; then flags=(--bind 127.0.0.1 --save '' --appendonly no --databases 1); fi
-  SENT="$(quote_args "$(basename "$SERVER")" "$@"), expected to refuse to start"
-  ${JAIL:+"$JAIL"} "$SERVER" --port "$port" "${flags[@]}" "$@" >"$log" 2>&1 &
-  pid=$!
-  deadline=$(($(now_ms) + REFUSE_TIMEOUT_MS))
-  while running "$pid"; do
-    if [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; then
-      kill -9 "$pid" 2>/dev/null
-      wait "$pid" 2>/dev/null
-      status='' fail_exchange "it exits without serving" "it started and answered PING with PONG"
-      return 1
-    fi
-    if [ "$(now_ms)" -ge "$deadline" ]; then
-      kill -9 "$pid" 2>/dev/null
-      wait "$pid" 2>/dev/null
-      status='' fail_exchange "it exits without serving" "still running $REFUSE_TIMEOUT_MS ms later: killed"
-      return 1
-    fi
-    sleep 0.02
-  done
-  wait "$pid" 2>/dev/null || true
-}
 
 # cli_lines LINE...: the lines on one connection, as redis-cli reads commands
 # from its standard input; raw replies, one a line.
