@@ -182,6 +182,24 @@ load_keyspace() {
   fi
 }
 
+# run_figures CSV C0 C1 N: the figures of one redis-benchmark run of N
+# requests, from its --csv output and the server's cpu_ns before (C0) and
+# after (C1, NA when it could not be read): sets rps, p50 and p99 (ms), ns
+# (the server's CPU time over the run) and per (its µs per request), NA
+# where a figure is missing.
+run_figures() {
+  local csv=$1 c0=$2 c1=$3 n=$4 line
+  # --csv: a header, then "TEST","rps","avg","min","p50","p95","p99","max".
+  line=$(printf '%s\n' "$csv" | tr -d '"' | awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { print $2, $5, $7; exit }')
+  read -r rps p50 p99 <<<"${line:-NA NA NA}"
+  if [ "$c1" = NA ] || [ "$rps" = NA ]; then
+    ns=NA per=NA
+  else
+    ns=$((c1 - c0))
+    per=$(awk -v t="$ns" -v n="$n" 'BEGIN { printf "%.4f", t / 1e3 / n }')
+  fi
+}
+
 # half_ttl_stream N: SET key:i abc for i in 0..N-1, with EX 10000 (2.8
 # hours: none expires during a run) on every other key, as RESP.
 half_ttl_stream() {

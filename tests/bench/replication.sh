@@ -128,7 +128,7 @@ replica_ports() {
 # set_run ROUND LABEL COUNT PIPELINE: one redis-benchmark SET run on that
 # master with COUNT replicas attached; one line in $out.
 set_run() {
-  local round=$1 label=$2 count=$3 pipeline=$4 s=${2%-again} n=$N c0 c1 csv line rps p50 p99 ns per
+  local round=$1 label=$2 count=$3 pipeline=$4 s=${2%-again} n=$N c0 c1 csv rps p50 p99 ns per
   local catchup=NA ports probe
   [ "$pipeline" -gt 1 ] && n=$NP
   ports=$(replica_ports "$s" "$count")
@@ -157,15 +157,7 @@ set_run() {
       echo "round $round: the replicas of $s did not catch up" >&2
     fi
   fi
-  # --csv: a header, then "TEST","rps","avg","min","p50","p95","p99","max".
-  line=$(printf '%s\n' "$csv" | tr -d '"' | awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { print $2, $5, $7; exit }')
-  read -r rps p50 p99 <<<"${line:-NA NA NA}"
-  if [ "$c1" = NA ] || [ "$rps" = NA ]; then
-    ns=NA per=NA
-  else
-    ns=$((c1 - c0))
-    per=$(awk -v t="$ns" -v n="$n" 'BEGIN { printf "%.4f", t / 1e3 / n }')
-  fi
+  run_figures "$csv" "$c0" "$c1" "$n"
   printf '%s\t%s\t%s\tset\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$label" "$count" "$pipeline" "$n" \
     "$rps" "$ns" "$per" "$p50" "$p99" "$catchup" >>"$out"
   printf '  round %s  SET -P %-2s  %-11s %s replicas %12s req/s  %8s us CPU/req  caught up in %s ms\n' \

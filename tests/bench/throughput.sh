@@ -95,15 +95,7 @@ for round in $(seq 1 "$ROUNDS"); do
       c0=$(cpu_ns "$p")
       csv=$(timeout 900 $(bench_cmd "$test" "$pipeline" "${port[$s]}") 2>/dev/null)
       c1=$(cpu_ns "$p" 2>/dev/null || echo NA)
-      # --csv: a header, then "TEST","rps","avg","min","p50","p95","p99","max".
-      line=$(printf '%s\n' "$csv" | tr -d '"' | awk -F, 'NR > 1 && $2 ~ /^[0-9.]+$/ { print $2, $5, $7; exit }')
-      read -r rps p50 p99 <<<"${line:-NA NA NA}"
-      if [ "$c1" = NA ] || [ "$rps" = NA ]; then
-        ns=NA per=NA
-      else
-        ns=$((c1 - c0))
-        per=$(awk -v t="$ns" -v n="$n" 'BEGIN { printf "%.4f", t / 1e3 / n }')
-      fi
+      run_figures "$csv" "$c0" "$c1" "$n"
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$label" "$test" "$pipeline" "$n" \
         "$rps" "$ns" "$per" "$p50" "$p99" >>"$out"
       printf '  round %s  %-10s -P %-2s  %-11s %12s req/s  %8s us CPU/req\n' "$round" "$test" \

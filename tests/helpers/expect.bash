@@ -310,6 +310,18 @@ expect_num() {
   [ ! -s "${BATS_TEST_TMPDIR-}/exchange-ran-out" ] && test "$got" "$op" "$want" || fail_exchange "$what: $words $want" "$what: $got"
 }
 
+# expect_each REPLY COMMAND...: send each COMMAND (its words split on
+# spaces) and expect REPLY to every one; stops at the first that differs.
+expect_each() {
+  local want=$1 cmd
+  shift
+  for cmd in "$@"; do
+    # shellcheck disable=SC2086 # the words of the command
+    send $cmd
+    expect_reply "$want" || return
+  done
+}
+
 expect_true() {
   local what=$1
   shift

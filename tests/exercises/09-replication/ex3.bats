@@ -34,18 +34,6 @@ teardown() {
 }
 
 
-# expect_each REPLY COMMAND...: each COMMAND (words split on spaces)
-# answers REPLY.
-expect_each() {
-  local want=$1 cmd
-  shift
-  for cmd in "$@"; do
-    # shellcheck disable=SC2086 # the words of the command
-    send $cmd
-    expect_reply "$want" || return
-  done
-}
-
 # expect_good PORT N: INFO replication says min_slaves_good_slaves:N, just
 # after connected_slaves, within 10 s.
 expect_good() {
