@@ -32,7 +32,7 @@ DEPFLAGS := -MMD -MP
 LIBS_07-set-options-fsm := -lxxhash
 LIBS_08-snapshot        := -lxxhash
 LIBS_09-replication     := -lxxhash
-LIBS_10-fast-path       := -lxxhash
+LIBS_12-fast-path       := -lxxhash
 
 # The event loop's back end: epoll on Linux, poll() elsewhere or with POLL=1.
 # POLL=1 builds beside the default, in build/poll.
@@ -68,7 +68,7 @@ COMMON_SRC := $(if $(wildcard common/*.c),$(filter-out common/el_%.c,$(wildcard 
 COMMON_OBJ := $(patsubst common/%.c,$(BUILD)/common/%.o,$(COMMON_SRC))
 objects_of  = $(patsubst steps/%.c,$(BUILD)/%.o,$(wildcard steps/$(1)/*.c))
 
-# A step may hold its own copy of a common/ file (steps/10-fast-path/net.c
+# A step may hold its own copy of a common/ file (steps/12-fast-path/net.c
 # and net.h beside common/net.c and net.h): in that step's build the copy
 # replaces common's. A quoted #include looks beside the including file
 # first, so common/reply.h would still find common/net.h; such a step
@@ -127,17 +127,17 @@ $(BUILD)/06-timewheel/server:       $(call server_objects,06-timewheel)
 $(BUILD)/07-set-options-fsm/server: $(call server_objects,07-set-options-fsm)
 $(BUILD)/08-snapshot/server:        $(call server_objects,08-snapshot)
 $(BUILD)/09-replication/server:     $(call server_objects,09-replication)
-$(BUILD)/10-fast-path/server:       $(call server_objects,10-fast-path)
+$(BUILD)/12-fast-path/server:       $(call server_objects,12-fast-path)
 $(SERVERS):
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) $(LIBS_$(notdir $(@D)))
 
-# Steps 07, 08 and 10's DIGEST hashes with xxHash, whose header is not part of a
+# Steps 07 to 12's DIGEST hashes with xxHash, whose header is not part of a
 # C compiler: say what to install rather than fail with a compiler error.
 .PHONY: xxhash-header
-$(BUILD)/07-set-options-fsm/keyspace.o $(BUILD)/08-snapshot/keyspace.o $(BUILD)/09-replication/keyspace.o $(BUILD)/10-fast-path/keyspace.o: | xxhash-header
+$(BUILD)/07-set-options-fsm/keyspace.o $(BUILD)/08-snapshot/keyspace.o $(BUILD)/09-replication/keyspace.o $(BUILD)/12-fast-path/keyspace.o: | xxhash-header
 xxhash-header:
 	@printf '#include <xxhash.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || { \
-	  echo "steps 07, 08 and 10 need xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \
+	  echo "steps 07 to 12 need xxHash's header (xxhash.h): install libxxhash-dev on Debian/Ubuntu," \
 	    "xxhash-devel on Fedora, xxhash with Homebrew (make deps does it on Debian/Ubuntu)" >&2; exit 1; }
 
 # ---- Running one, comparing two ----------------------------------------------

@@ -1,5 +1,5 @@
 /* miss_cost.c -- what a cache miss costs, and what overlapping misses buys
- * (chapter 10). Run it with:
+ * (chapter 12). Run it with:
  *
  *     mkdir -p build && cc -O2 -o build/miss_cost docs/scripts/miss_cost.c && build/miss_cost
  *

@@ -4,7 +4,7 @@
  * later chapters add have their own files: tests/03-del/unit_dict_delete.c,
  * tests/04-expiry-lazy/unit_dict_delete_entry.c,
  * tests/06-timewheel/unit_dict_metadata.c and
- * tests/10-fast-path/unit_dict_prefetch.c. The walk over every entry is the
+ * tests/12-fast-path/unit_dict_prefetch.c. The walk over every entry is the
  * tests' own (tests/helpers/dict_inspect.h), which compiles dict.c in here.
  *
  * The tests aim at what would break a server quietly rather than loudly:

@@ -8,18 +8,18 @@
 #
 #   throughput  throughput.sh: redis-benchmark SET, GET and PING, 50 clients,
 #               without pipelining and with -P 16, a 1,000,000-key random
-#               keyspace loaded beforehand; Redis (twice) and steps 02..10
-#               (01 for PING) interleaved, ROUNDS rounds; throughput and
+#               keyspace loaded beforehand; Redis (twice), steps 02..08 and
+#               the newest, 12 (01 for PING) interleaved, ROUNDS rounds; throughput and
 #               server CPU time per request
 #   memory      memory.sh: used_memory and RSS per key after loading
 #               1,000,000 small keys, with and without a TTL
 #   snapshot    snapshot.sh: SAVE's wall time, the file's size, the load at
 #               start-up and GET's p99 while BGSAVEs run, on 1,000,000 keys
-#               (half with a TTL): steps 08 and 10 and Redis
+#               (half with a TTL): steps 08 and 12 and Redis
 #   callgrind   callgrind.sh: instructions per command (PING, SET, GET) on
-#               step 07 (plain) and step 10 (the fast path), and on Redis
-#               for comparison
-#   replication replication.sh: chapter 09's masters (steps 09 and 10) and
+#               step 12 (the fast path) and the plain step before it, and
+#               on Redis for comparison
+#   replication replication.sh: chapter 09's masters (steps 09 and 12) and
 #               Redis, each followed by real redis-server replicas: SET's
 #               throughput and the master's CPU time per request with 0, 1
 #               and 2 replicas (as the throughput part runs SET), ROUNDS

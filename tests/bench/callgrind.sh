@@ -3,8 +3,8 @@
 # that does not move with the load of the machine, so a regression shows up
 # without timing noise. One line per measurement in $RESULTS/callgrind.tsv.
 #
-# For each server (CG_SERVERS: the step before the newest, 08, plain; the
-# newest, 10, the fast path; and Redis for comparison) it starts the server
+# For each server (CG_SERVERS: the step before the newest, 09, plain; the
+# newest, 12, the fast path; and Redis for comparison) it starts the server
 # under valgrind --tool=callgrind, stores CG_KEYSPACE keys (key:000000000000
 # ...: the names redis-benchmark -r uses), and then, for PING, SET and GET,
 # without pipelining and with -P 16, one client:

@@ -142,15 +142,17 @@ server_binary() {
   return 1
 }
 
-# newest_step: the newest step's label (10), from the build.
+# newest_step: the newest step's label (12), from steps/ (the build may
+# still hold a step renamed since).
 newest_step() {
-  basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -1)" | cut -c1-2
+  basename "$(ls -d steps/[0-9][0-9]-*/main.c | tail -1 | xargs dirname)" | cut -c1-2
 }
 
-# step_before_newest: the label of the step before it (08), the plain step
-# the newest, chapter 10's fast path, is measured against.
+# step_before_newest: the label of the step before it in steps/ (09 while
+# chapters 10 and 11 are not written), the plain step the newest, the fast
+# path, is measured against (tests/tools/step_name.py --before).
 step_before_newest() {
-  basename "$(ls -d "$BENCH_BUILD"/[0-9][0-9]-*/ | tail -2 | head -1)" | cut -c1-2
+  python3 "$(dirname "${BASH_SOURCE[0]}")/../tools/step_name.py" --before "$(newest_step)" | cut -c1-2
 }
 
 # step_name LABEL: 07 -> 07-set-options-fsm; redis -> redis.

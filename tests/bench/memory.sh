@@ -6,14 +6,14 @@
 # redis-cli --pipe; then once more with a TTL on every key (SET ... EX 10000,
 # which steps 02 and 03 do not have). One line per load in
 # $RESULTS/memory.tsv. Environment: RESULTS, BENCH_BUILD, MEM_KEYS (1000000),
-# MEM_SERVERS (redis 02 03 04 05 06 07 08 10).
+# MEM_SERVERS (redis 02 03 04 05 06 07 08 and the newest step, 12).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/bench/lib.sh
 trap stop_all_servers EXIT
 
 MEM_KEYS=${MEM_KEYS:-1000000}
-MEM_SERVERS=${MEM_SERVERS:-"redis 02 03 04 05 06 07 08 10"}
+MEM_SERVERS=${MEM_SERVERS:-"redis 02 03 04 05 06 07 08 $(newest_step)"}
 out=$RESULTS/memory.tsv
 printf 'server\tttl\tkeys\tused_before\tused_after\trss_before\trss_after\tused_per_key\trss_per_key\n' >"$out"
 

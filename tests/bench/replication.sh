@@ -5,7 +5,7 @@
 #
 #   RESULTS, BENCH_BUILD   as for every part
 #   ROUNDS, N, NP, CLIENTS as for the throughput part (5, 200000, 1000000, 50)
-#   REPL_SERVERS     the masters (redis 09 10)
+#   REPL_SERVERS     the masters (redis 09 and the newest step, 12)
 #   REPL_KEYSPACE    keys loaded into each master before the SET runs, and
 #                    redis-benchmark's -r ($KEYSPACE, 1000000)
 #   REPL_SYNC_KEYS   keys of the full sync, half of them with a TTL (1000000)
@@ -21,7 +21,7 @@
 #    does, and for its reasons) and starts two empty redis-server replicas
 #    for each. With 0 replicas, then with one attached (REPLICAOF), then two,
 #    redis-benchmark runs SET as the throughput part runs it, without
-#    pipelining and with -P 16, on Redis, 09, 10 and Redis again. Before
+#    pipelining and with -P 16, on Redis, 09, 12 and Redis again. Before
 #    each run every replica of that master must have its link up and have
 #    applied everything (its slave_repl_offset equal to the master's
 #    master_repl_offset, repl_probe.py synced); after it, the time until
@@ -54,7 +54,7 @@ probe_dir=$(mktemp -d)   # set_run's FIFO and the catch-up it measured
 trap 'stop_all_servers; rm -rf "$probe_dir" "${DIRS[@]+"${DIRS[@]}"}"' EXIT
 
 ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
-REPL_SERVERS=${REPL_SERVERS:-"redis 09 10"}
+REPL_SERVERS=${REPL_SERVERS:-"redis 09 $(newest_step)"}
 REPL_KEYSPACE=${REPL_KEYSPACE:-${KEYSPACE:-1000000}}
 REPL_SYNC_KEYS=${REPL_SYNC_KEYS:-1000000}
 REPL_SYNC_RUNS=${REPL_SYNC_RUNS:-3}

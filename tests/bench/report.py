@@ -33,8 +33,10 @@ PLOTS_DIR = os.environ.get("PLOTS_DIR", "docs/plots")
 BENCH_BUILD = os.environ.get("BENCH_BUILD", "build/bench")
 
 # The targets (issue 24), Redis's CPU per request / ours, by pipeline depth:
-# step 07, plain (read, parse, execute, write), and step 10, the fast path.
-CPU_TARGETS = {"07": {1: 1.05, 16: 1.35}, "10": {1: 1.15, 16: 2.0}}
+# step 07, plain (read, parse, execute, write), and the fast path (the newest
+# step: NEWEST, below; CPU_TARGETS is completed there).
+PLAIN_CPU_TARGET = {1: 1.05, 16: 1.35}
+FAST_PATH_CPU_TARGET = {1: 1.15, 16: 2.0}
 # Memory per key against Redis's: steps 02-05 at most 1.0x, 06 and later 1.25x,
 # and the fast path (the newest step: NEWEST, below) 1.0x without a TTL and
 # 0.9x with one (issue 33).
@@ -85,18 +87,24 @@ def rel_img(name):
 
 
 def steps():
-    """Step labels and directory names, from the build."""
+    """Step labels and directory names: the steps of steps/ that the build
+    has a server of (it may keep one of a step renamed since: left out)."""
     names = {}
     if not os.path.isdir(BENCH_BUILD):  # report.py --draw needs no build
         return names
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     for d in sorted(os.listdir(BENCH_BUILD)):
-        if re.match(r"\d\d-", d) and os.path.exists(os.path.join(BENCH_BUILD, d, "server")):
+        if (re.match(r"\d\d-", d) and os.path.exists(os.path.join(BENCH_BUILD, d, "server"))
+                and os.path.exists(os.path.join(root, "steps", d, "main.c"))):
             names[d[:2]] = d
     return names
 
 
 STEP_NAMES = steps()
 NEWEST = max(STEP_NAMES) if STEP_NAMES else "07"
+CPU_TARGETS = {"07": PLAIN_CPU_TARGET}
+if NEWEST > "07":
+    CPU_TARGETS[NEWEST] = FAST_PATH_CPU_TARGET
 
 
 def label(server):
@@ -107,12 +115,12 @@ def label(server):
 
 
 def short_label(server):
-    """A server's name in the plots: Redis, 07, 10."""
+    """A server's name in the plots: Redis, 07, 12."""
     return "Redis" if server == "redis" else server
 
 
 # One colour per server, the same in every plot: Redis red, each step a
-# colour of its own (step 10, the fast path, the only orange one).
+# colour of its own (step 12, the fast path, the only orange one).
 # The palette is tests/bench/colours.tsv, which the chapters' plot
 # (docs/scripts/expiry-over-time.sh) reads too.
 def read_palette():
@@ -395,11 +403,11 @@ def throughput_section(md, summary, tp):
                       f"{cr} | {crm} | {'n/a' if spread is None else f'±{spread / 2:.0f}%'} |")
         md.append("")
 
-    # The targets: step 07, plain, and step 10, the fast path.
+    # The targets: step 07, plain, and the newest step, the fast path.
     targeted = [st for st in CPU_TARGETS if any(tp.has(t, p, st) for t, p in tests)]
     md.append("### The targets\n")
     md.append("Step 07 is the plain request path the chapters teach (read, parse, execute, write); "
-              "step 10 adds chapter 10's fast path. Each ratio is written as the median of the "
+              f"step {NEWEST} adds chapter {NEWEST}'s fast path. Each ratio is written as the median of the "
               "per-round ratios / the ratio of the medians (as above); the target is judged on the "
               "first.\n")
     md.append("A ratio to Redis holds for the machine it was measured on: where a syscall costs more, "
@@ -705,8 +713,8 @@ def callgrind_section(md, summary, cg):
 
 
 # ============================ Replication ============================
-# tests/bench/replication.sh: chapter 09's masters (09, and 10 which carries
-# it) and Redis, each followed by real redis-server 7.0.15 replicas.
+# tests/bench/replication.sh: chapter 09's masters (09, and the newest step,
+# which carries it) and Redis, each followed by real redis-server 7.0.15 replicas.
 
 # The targets (chapter 09), not enforced by a test: with replicas attached,
 # our master spends at most Redis's CPU per SET (Redis ÷ step ≥ 1.0), and a
@@ -728,7 +736,7 @@ def replication_section(md, summary):
     md.append("## Replication\n")
     pin = os.path.join(RESULTS, "replication-pinning.txt")
     pin = open(pin).read().strip() if os.path.exists(pin) else "-"
-    md.append("Chapter 09's master (step 09, and step 10, which carries it) beside Redis 7.0.15, each "
+    md.append(f"Chapter 09's master (step 09, and step {NEWEST}, which carries it) beside Redis 7.0.15, each "
               "followed by real `redis-server` 7.0.15 replicas, so that every master feeds the same "
               "consumers. Started by tests/bench/replication.sh, polled by tests/bench/repl_probe.py "
               f"(one connection per server); pinning: {pin}. This run's machine: {machine_line()}.\n")
@@ -751,11 +759,12 @@ def replication_set_tables(md, summary, rows, cmd):
     for r in rows:
         catchup.setdefault((r["server"].replace("-again", ""), int(r["replicas"]), int(r["pipeline"])),
                            []).append(num(r["catchup_ms"]))
+    ours = [s for s in order(r["server"].replace("-again", "") for r in rows) if s != "redis"]
     md.append("### SET with 0, 1 and 2 replicas\n")
     md.append(f"{rounds} round{'s' if rounds != 1 else ''}. In each round every master is started afresh, "
               f"loaded with {keyspace:,} keys as in the throughput part (`key:000000000000` ..., through "
               "`redis-cli --pipe`), and given two empty `redis-server` replicas (`--save ''`). SET runs "
-              "as in the throughput part, on Redis, 09, 10 and Redis again in turn, first with no "
+              f"as in the throughput part, on Redis, {', '.join(ours)} and Redis again in turn, first with no "
               "replica, then after `REPLICAOF` has attached one replica to each master, then two. "
               "Before each run every replica of that master must have its link up and its "
               "`slave_repl_offset` equal to the master's `master_repl_offset`; **catch-up** is how "
@@ -1159,20 +1168,22 @@ def burst_plot(data, out):
 
 
 # ============================ The fast path ============================
-# Fixed text, what step 10 adds to step 08, then the two side by side, from
-# this run's throughput and callgrind results.
+# Fixed text, what the newest step, the fast path, adds to the step before it
+# (the text names it from the build: {newest}, {name}), then the two side by
+# side, from this run's throughput and callgrind results.
 
-FAST_PATH_TEXT = """## The fast path: step 08 against step 10
+FAST_PATH_TEXT = """## The fast path: step {newest} against the plain path
 
-Steps 01 to 08 take the plain request path the chapters teach: read, parse,
-execute, write. `read_handler()` in `common/net.c` runs a client's commands
-as soon as it has read them, and `end_of_turn()` writes the turn's replies,
-one `send()` per client (step 08's snapshots add one counter increment per
-write to that path, the changes its save points count). Step 10
-([chapter 10](10-fast-path.md)) is step 08 plus what only speed needs, in
-`steps/10-fast-path/`:
+Every step before step {newest} takes the plain request path the chapters
+teach: read, parse, execute, write. `read_handler()` in `common/net.c` runs
+a client's commands as soon as it has read them, and `end_of_turn()` writes
+the turn's replies, one `send()` per client (step 08's snapshots add one
+counter increment per write to that path, the changes its save points
+count, and step 09's replication a call before and after each command).
+Step {newest} ([chapter {newest}]({name}.md)) is the step before it plus what
+only speed needs, in `steps/{name}/`:
 
-- `fastpath.c` installs the run hooks of step 10's own copy of net.h: it holds
+- `fastpath.c` installs the run hooks of the step's own copy of net.h: it holds
   every client read in a turn of the event loop (`hold_client()`) and runs
   them all at the end of the turn (`run_held_clients()`), in the order they
   were read, before the replies are written. On its own this changes
@@ -1184,7 +1195,7 @@ write to that path, the changes its save points count). Step 10
   `argv[1]`. It asks the CPU to load their buckets, then the first entry of
   each bucket, its header and the end of its key, which after the timing
   wheel's link is often on the entry's second cache line
-  (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in step 10's
+  (`dict_prefetch_bucket()`, `dict_prefetch_entry()` in the step's
   `dict.c`), and runs the batch's commands without parsing them again,
   handing each key's hash to the keyspace (`dict_expect_key()`). The memory
   loads of a batch overlap instead of following one another. Redis 7.4.0 does nothing of the kind:
@@ -1206,7 +1217,7 @@ What the look-ahead buys, and costs, is in items 6 and 9 below.
 
 
 def fastpath_section(md, tp, cg):
-    md.append(FAST_PATH_TEXT)
+    md.append(FAST_PATH_TEXT.format(newest=NEWEST, name=STEP_NAMES.get(NEWEST, NEWEST)))
     before = max((s for s in STEP_NAMES if s < NEWEST), default=None)
     measured = [(test, p) for test in ("set", "get") for p in (1, 16)]
     if before is None or not any((tp and tp.has(t, p, before)) or (cg and cg.get(before, t, p) is not None)
@@ -1278,7 +1289,7 @@ misses included). What they showed, and the fixes:
    and 07 sit after the 24-byte timing-wheel link, on another cache line
    (a few percent); and before a pipelined batch runs, the keys it names are hashed
    and their buckets and first entries prefetched, so the batch's memory loads
-   overlap instead of following each other (step 10's look-ahead,
+   overlap instead of following each other (step 12's look-ahead,
    `fastpath_look_ahead()` in its fastpath.c; `dict_prefetch_bucket()` and
    `dict_prefetch_entry()` in its dict.c; see "The fast path" above): about
    20% less CPU per request for SET and GET with `-P 16`. The prefetch costs
@@ -1286,7 +1297,7 @@ misses included). What they showed, and the fixes:
    look-ahead parsed each request a second time, on a parser of its own,
    and hashed its key a second time, 370 to 870 instructions a command more
    than step 07; parsing once, with the client's own parser, and handing the
-   hash to the keyspace, brought that down to 80 to 310 (chapter 10's
+   hash to the keyspace, brought that down to 80 to 310 (chapter 12's
    measurements). That is why callgrind's counts went up while the time
    went down.
 7. The event loop read the clock twice per turn for timers even when there
@@ -1311,11 +1322,11 @@ misses included). What they showed, and the fixes:
 Later, for the figures without pipelining, where SET was at 1.05x to 1.13x
 from one full run to the next against the 1.1x target:
 
-9. **Keys prefetched across clients** (step 10's fastpath.c). Without
+9. **Keys prefetched across clients** (step 12's fastpath.c). Without
    pipelining each read brings one command, so a prefetch within one
    client's batch has nothing to overlap, and each command waited for its
    bucket, entry and value in turn: perf put 40% of the server's user time
-   in `lookup()`. Now, in step 10, a turn of the event loop reads
+   in `lookup()`. Now, in step 12, a turn of the event loop reads
    every ready client first; the look-ahead then prefetches the buckets,
    then the entries, of up to 16 of their keys at once, and they run in the
    order they were read. Server user time per request, 50 clients, 1,000,000
@@ -1332,7 +1343,7 @@ from one full run to the next against the 1.1x target:
    first. Measured alone, a `recv()` that finds nothing costs about 330 ns
    here and a `read()` about 370; a request makes two such calls.
 11. **Step 07's SET looked its key up twice** (keyspace.c): once to check its
-   conditions, once to write. In step 10, `set_command()` looks first only when an
+   conditions, once to write. In step 12, `set_command()` looks first only when an
    option needs the key as it is (a condition, GET, KEEPTTL, a deadline
    already past); a plain SET looks once. With items 9 and 11 together,
    SET without pipelining went from 2,258 to 2,574 instructions, where item
@@ -1369,13 +1380,13 @@ from one full run to the next against the 1.1x target:
    rounds were 0.97 to 1.15. The mean of a run before the steps and a run
    after them halves the variance of that figure and cancels a steady drift
    of the machine over the sequence.
-15. **A short value had a block of its own** (step 10's keyspace.c). A
+15. **A short value had a block of its own** (step 12's keyspace.c). A
    `key:N` key holding `abc` took two malloc chunks: its entry and a 32-byte
    one for the value's 7 bytes. A value of at most 44 bytes now lives in its
-   key's entry (chapter 10, "Small as well as fast"): RSS per key went from
+   key's entry (chapter 12, "Small as well as fast"): RSS per key went from
    88.4 to 70.8 bytes without a TTL and from 120.3 to 88.4 with one, and a
    SET of a value as long as the one it replaces allocates nothing, 1,655 to
-   1,519 instructions a command (callgrind, counted as chapter 10 counts
+   1,519 instructions a command (callgrind, counted as chapter 12 counts
    them), where one that changes the value's length moves the entry, 1,665
    to 1,932.
 
@@ -1402,13 +1413,13 @@ Measured, and left out:
   ms once that memory had been used, against 0.8 ms for the same 2 MB in
   4 KB pages, which the kernel mostly takes from pages freed recently. Left
   out here; on a machine whose memory is already warm it may pay.
-- **A nap before each wait** (step 10). When a turn has run clients, sleep
+- **A nap before each wait** (step 12). When a turn has run clients, sleep
   20 µs in `nanosleep()` (with the timer slack set to 1 µs) before
   `epoll_wait()`: the requests that arrive meanwhile wake nobody, and the
   next turn finds them all at once. Three interleaved rounds of `GET`, each
   server pinned as in the throughput part. With 50 clients (300,000
   requests a run) it halved the sleeps (12,478 to 12,572 instead of 21,815
-  to 24,491), and step 10 used 4.05 to 4.16 µs of CPU per request instead
+  to 24,491), and step 12 used 4.05 to 4.16 µs of CPU per request instead
   of 4.37 to 4.41 (Redis: 4.97 to 5.11) and served 191,000 to 194,000
   requests a second instead of 154,000 to 161,000 (Redis: 167,000 to
   177,000). But the median latency rose from 0.167 to 0.191 ms, and the
@@ -1436,17 +1447,17 @@ runs the client's side of TCP, and wakes the client up if it sleeps) and a
 share of an `epoll_wait()` and of the sleeps in it. Redis pays the same.
 Over 1,000,000 `GET`s from 50 clients, the change in `utime` and `stime`
 gave, per request, 1.26 to 1.41 µs of user time and 3.70 to 3.80 µs of
-kernel time for Redis, and 0.74 to 0.77 and 3.76 to 3.82 µs for step 10
-(chapter 10 has the table). That sets a ceiling: with step 10's kernel time
+kernel time for Redis, and 0.74 to 0.77 and 3.76 to 3.82 µs for step 12
+(chapter 12 has the table). That sets a ceiling: with step 12's kernel time
 and no user time at all, a server would use about 1.34x less CPU per request
 than Redis. PING, which looks nothing up, gets PING_RANGE. The kernel's share
 also grows with the sleeps, and a faster server sleeps more often per
-request (chapter 10 has the counts, and what a sleep costs). And one run of
+request (chapter 12 has the counts, and what a sleep costs). And one run of
 a test still moves by several percent (compare Redis's two runs in a round),
-so step 10's 1.15x target lies inside the machine's spread. In 18
-interleaved rounds of Redis, step 10 and the fast-path build that came
-before chapter 10 (commit a06a823, built with its fast path on, the default),
-step 10's per-round ratio ran from 1.12 to 1.22 for GET (median 1.16) and
+so step 12's 1.15x target lies inside the machine's spread. In 18
+interleaved rounds of Redis, step 12 and the fast-path build that came
+before chapter 12 (commit a06a823, built with its fast path on, the default),
+step 12's per-round ratio ran from 1.12 to 1.22 for GET (median 1.16) and
 from 1.13 to 1.20 for SET (median 1.17); that build's medians were 1.14 and
 1.15. With `-P 16` the kernel's share is divided by 16, and PING is again
 the floor: about 1.35x.

@@ -12,15 +12,15 @@
 # The three are medians of SNAP_RUNS (3) such pairs of runs: one run's p99,
 # 3,000 slowest GETs of 300,000, moves by half from one run to the next.
 # One line per server in $RESULTS/snapshot.tsv. Environment: RESULTS,
-# BENCH_BUILD, SNAP_KEYS (1000000), SNAP_SERVERS (redis 08 10), SNAP_N
-# (GETs per redis-benchmark run, 300000).
+# BENCH_BUILD, SNAP_KEYS (1000000), SNAP_SERVERS (redis 08 and the newest
+# step, 12), SNAP_N (GETs per redis-benchmark run, 300000).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/bench/lib.sh
 trap stop_all_servers EXIT
 
 SNAP_KEYS=${SNAP_KEYS:-1000000}
-SNAP_SERVERS=${SNAP_SERVERS:-"redis 08 10"}
+SNAP_SERVERS=${SNAP_SERVERS:-"redis 08 $(newest_step)"}
 SNAP_N=${SNAP_N:-300000}
 SNAP_RUNS=${SNAP_RUNS:-3}
 out=$RESULTS/snapshot.tsv

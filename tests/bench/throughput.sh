@@ -9,12 +9,13 @@
 #   N, NP       requests per run without pipelining (200000) and with -P 16 (1000000)
 #   CLIENTS     redis-benchmark -c (50)
 #   KEYSPACE    redis-benchmark -r (1000000)
-#   SERVERS     labels for SET and GET (redis 02 03 04 05 06 07 08 10)
-#   PING_SERVERS labels for PING (redis 01 02 ... 10)
+#   SERVERS     labels for SET and GET (redis 02 03 04 05 06 07 08 and the
+#               newest step, 12)
+#   PING_SERVERS labels for PING (redis 01 02 ... 08 and the newest)
 #
 # Each round starts every server afresh and loads it with the whole keyspace
 # (see load_keyspace), then runs each test on each server in turn (SET
-# without pipelining on Redis, 02, ..., 07, 10 and Redis again, then
+# without pipelining on Redis, 02, ..., 08, 12 and Redis again, then
 # GET, and so on), so that whatever else the machine is doing hits all
 # servers alike.
 # For each run it records redis-benchmark's throughput and the server's CPU
@@ -29,8 +30,8 @@ trap stop_all_servers EXIT
 
 ROUNDS=${ROUNDS:-5} N=${N:-200000} NP=${NP:-1000000} CLIENTS=${CLIENTS:-50}
 KEYSPACE=${KEYSPACE:-1000000}
-SERVERS=${SERVERS:-"redis 02 03 04 05 06 07 08 10"}
-PING_SERVERS=${PING_SERVERS:-"redis 01 02 03 04 05 06 07 08 10"}
+SERVERS=${SERVERS:-"redis 02 03 04 05 06 07 08 $(newest_step)"}
+PING_SERVERS=${PING_SERVERS:-"redis 01 02 03 04 05 06 07 08 $(newest_step)"}
 out=$RESULTS/throughput.tsv
 pin_cpus
 SERVER_WRAPPER=$SERVER_PIN

@@ -39,6 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = ROOT / "tests" / "book"
 sys.path.insert(0, str(ROOT / "tests" / "tools"))
 import excerpts  # noqa: E402  (the same matching as the excerpt check)
+import step_name  # noqa: E402  (the one resolver of steps and their order)
 
 TOOLS = pathlib.Path(os.environ.get("BOOK_TOOLS_DIR", ROOT / "build" / "book-tools"))
 D2H = TOOLS / "node_modules" / "diff2html"
@@ -49,15 +50,14 @@ IMAGE_LINE = re.compile(r"^(\s*)!\[(.*)\]\(([^()\s]+)\)\s*$")
 
 # ---- What the book holds -------------------------------------------------------
 def steps():
-    return sorted(p.name for p in (ROOT / "steps").iterdir() if (p / "main.c").is_file())
+    return step_name.steps()
 
 
 def num_before(num):
     """The number of the step before step NUM: the previous step there is,
-    whatever its number (07 before 10 while 08 and 09 are not written)."""
-    nums = [s[:2] for s in steps()]
-    i = nums.index(num)
-    return nums[i - 1] if i > 0 else None
+    whatever its number (09 before 12 while 10 and 11 are not written)."""
+    before = step_name.step_before(step_dir(num))
+    return before[:2] if before else None
 
 
 def tracked(d):

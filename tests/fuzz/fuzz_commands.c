@@ -6,7 +6,7 @@
  * process_query_buffer): appended to the client's query buffer in reads,
  * parsed with parser_next(), executed with command_execute() against the
  * step's real command table, the parser's consumed bytes dropped; in step
- * 10, its look-ahead reads the bytes first, as before a client runs. From
+ * 12, its look-ahead reads the bytes first, as before a client runs. From
  * step 09, the replication commands are left out (is_link_command()). The
  * keyspace is kept from one input to the next, as a server's is from one
  * connection to the next, and time is the fuzzer's: the clock is frozen
@@ -136,7 +136,7 @@ static void server_setup(void) {
      * main(): a master with no replicas, whose stream costs nothing. */
     replication_init(&server.repl, &server.snap, &server.net);
 #endif
-#ifdef FAST_PATH_H /* step 10: the look-ahead reads each read's bytes first */
+#ifdef FAST_PATH_H /* step 12: the look-ahead reads each read's bytes first */
     fastpath_install(&server.fast, &server.net, server.db.keys);
 #endif
     const char *fresh = getenv("FUZZ_FRESH_KEYSPACE");
@@ -347,7 +347,7 @@ static int execute(client *c, int argc, arg *argv, const run_opts *o) {
 }
 
 #ifdef FAST_PATH_H
-/* Step 10: the look-ahead parses the client's requests first, with its own
+/* Step 12: the look-ahead parses the client's requests first, with its own
  * parser, and they run as fastpath_run() runs them, each with its key's hash
  * handed to the keyspace; the loop below then parses the rest. A command
  * that closes the client (QUIT) ends it, as there. Returns the replies. */
@@ -372,7 +372,7 @@ static long long run_looked_ahead(client *c, const run_opts *o) {
 static int process_read(client *c, const uint8_t *bytes, size_t n, const run_opts *o) {
     buf_append(&c->query, bytes, n);
     long long replies = 0;
-#ifdef FAST_PATH_H /* step 10 parses a client's requests ahead, and runs them first */
+#ifdef FAST_PATH_H /* step 12 parses a client's requests ahead, and runs them first */
     replies += run_looked_ahead(c, o);
 #endif
     request_parser *p = &c->parser;

@@ -6,12 +6,14 @@
 # hostile.py beside this file; each test prints its figures (connections
 # held, RSS, latency) on fd 3, so `bats --tap` shows them as comments.
 #
-#   bats tests/hostile                       the newest build/NN-name/server
+#   bats tests/hostile                       the newest step's build/NN-name/server
 #   SERVER=path/to/server bats tests/hostile any server that takes --port N
 #   SERVER=redis-server bats tests/hostile   a real Redis (own promises skipped)
 
 if [ -z "${SERVER:-}" ]; then
-  SERVER=$(ls -d "$BATS_TEST_DIRNAME"/../../build/[0-9][0-9]-*/server 2>/dev/null | tail -1)
+  # The newest step of steps/, not of build/, which may keep a step renamed since.
+  SERVER=$(ls -d "$BATS_TEST_DIRNAME"/../../steps/[0-9][0-9]-*/main.c 2>/dev/null | tail -1)
+  SERVER=$BATS_TEST_DIRNAME/../../build/$(basename "$(dirname "$SERVER")")/server
   export SERVER
 fi
 load ../helpers/server

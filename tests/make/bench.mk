@@ -2,8 +2,8 @@
 #
 # make bench: this project's servers next to a real Redis (throughput and CPU
 # time per request, memory per key, instructions per command, replication,
-# the expiry strategies side by side), step 07 (plain) beside step 10 (the
-# fast path); writes docs/benchmarks.md and docs/img/bench-*.png.
+# the expiry strategies side by side), the fast path (step 12) beside the
+# plain step before it; writes docs/benchmarks.md and docs/img/bench-*.png.
 # ROUNDS=N (default 5), QUICK=1 for a smoke run (report in build/bench/).
 # make bench-timewheel [ARGS=...]: the timing wheel against a binary heap,
 # alone (chapter 06).

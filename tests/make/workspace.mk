@@ -59,7 +59,7 @@ WS_LABEL := $(STEP_DIR) (your $(if $(filter $(STEP_DIR),$(WS_NAME)),workspace,ex
 
 WS_CFLAGS := $(filter-out -Werror,$(CFLAGS)) \
              -Wno-unused-parameter -Wno-unused-function -Wno-unused-const-variable
-# A workspace that holds its own copy of a common/ file (chapter 10's net.c,
+# A workspace that holds its own copy of a common/ file (chapter 12's net.c,
 # say) builds as such a step does (the Makefile's own_copies): from a copy of
 # common/ in build/workspace/NAME/common/ with the workspace's copied
 # headers in place of common's, linking common's other files only.

@@ -329,7 +329,7 @@ if make_class; then ok "a starter for chapter 05 and four submissions"; else not
 check "the starter has no steps/05 or later, no solutions, no benchmarks, one commit" \
   "absent absent absent 1" \
   "$(cd "$tmp/starter" && for p in "steps/$STEP" docs/solutions docs/benchmarks.md; do [ -e "$p" ] && echo -n "present " || echo -n "absent "; done
-     ls -d steps/0[6-9]-* 2>/dev/null; git rev-list --count HEAD)"
+     ls -d steps/0[6-9]-* steps/[1-9][0-9]-* 2>/dev/null; git rev-list --count HEAD)"
 
 # The chapters' links to what the starter does not hold (later chapters,
 # benchmarks, solutions, steps/05) are plain text: none leads nowhere.

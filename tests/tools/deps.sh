@@ -17,7 +17,7 @@
 #                     nothing is missing (docs/scripts/ use the benchmarks')
 #
 # Building and running a server needs only a C compiler and make (and, for
-# steps 07, 08 and 10, libxxhash's header). What uses each tool:
+# steps 07 to 12, libxxhash's header). What uses each tool:
 #   Check, found through pkg-config    the unit tests
 #   bats, redis-cli, redis-benchmark   the black-box suites (the client
 #                                      they talk through)
@@ -28,7 +28,7 @@
 #   procps (pgrep)                     chapter 08's suites, which find the
 #                                      server's BGSAVE child (Debian's
 #                                      minimal system has no pgrep)
-#   libxxhash                          steps 07, 08 and 10 (DIGEST)
+#   libxxhash                          steps 07 to 12 (DIGEST)
 #   graphviz, gnuplot                  make pictures-check (part of make
 #                                      test) draws the pictures and plots again
 #   valgrind                           make valgrind, make bench (callgrind)

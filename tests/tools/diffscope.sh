@@ -11,7 +11,7 @@
 # naming the files of steps/NN-name that differ from the step before it (the
 # previous one in steps/: added, removed or changed), a new file marked
 # `name.c` (new) and a removed one `name.c` (removed). A step's own copy of a
-# common/ file (step 10's net.c) is compared with common's, which the step
+# common/ file (step 12's net.c) is compared with common's, which the step
 # without it builds with: listed unmarked, as a changed file. This check fails when a neighbour diff touches a file
 # the chapter does not list (unrelated churn between steps), when the
 # chapter lists a file the diff does not touch (a chapter out of date), or
@@ -77,7 +77,7 @@ check_hunks() { # check_hunks PREV STEP
 
 # common_stand_in STEP FILE: common/FILE when STEP, which holds no FILE of
 # its own, builds with common's (a later or earlier step holds its own copy
-# of it: step 10's net.c); nothing otherwise. A copy is compared with that.
+# of it: step 12's net.c); nothing otherwise. A copy is compared with that.
 common_stand_in() {
   [ ! -e "steps/$1/$2" ] && [ -f "common/$2" ] && echo "common/$2"
 }

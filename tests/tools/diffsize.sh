@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # diffsize.sh -- how big each chapter's diff is, and how much of it is comments.
 #
-# For each neighbour pair of steps (01 -> 02 ... 08 -> 10: each step and the
+# For each neighbour pair of steps (01 -> 02 ... 09 -> 12: each step and the
 # previous one in steps/) prints one row of a Markdown table (a step's own
 # copy of a common/ file counts as a changed file, against common's):
 #   chapter         the later step of the pair: its chapter's diff
@@ -40,7 +40,7 @@ for dir in steps/*/; do
   added=0 removed=0 changed=0 plus=0 minus=0 stats=""
   for f in $(cd steps && for p in "$prev"/* "$step"/*; do echo "${p#*/}"; done | sort -u); do
     a="steps/$prev/$f" b="steps/$step/$f"
-    # A step's own copy of a common/ file (step 10's net.c) counts as a
+    # A step's own copy of a common/ file (step 12's net.c) counts as a
     # change to common's, which the step without it builds with.
     if [ -f "common/$f" ]; then [ -e "$a" ] || a="common/$f"; [ -e "$b" ] || b="common/$f"; fi
     if [ ! -e "$a" ]; then added=$((added + 1)); plus=$((plus + $(lines_of "$b")))

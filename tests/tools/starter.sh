@@ -98,7 +98,7 @@ fi
 # The chapter's own commands that need its step (make diff STEP=NN, its
 # exercises' make workspace) become what works in the starter.
 if [ -z "$ex" ]; then
-  prev=$(ls -d steps/[0-9][0-9]-*/ | sed 's|steps/||; s|/$||' | awk -v s="$step" '$0 == s { print p } { p = $0 }')
+  prev=$(python3 tests/tools/step_name.py --before "$step" 2>/dev/null) || prev=""
   python3 tests/tools/starter_text.py "$dest/docs/$step.md" "$step" $prev >/dev/null
 fi
 bash tests/tools/starter_readme.sh "$step" "$ws" "$ex" "$excerpts" >"$dest/README.md"

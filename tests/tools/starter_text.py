@@ -9,7 +9,7 @@ commands of the chapter's text fail there with "unknown step":
   - "run `make workspace STEP=NN`: it creates" the workspace becomes the
     workspace the starter holds, which that command made;
   - `make diff STEP=NN`, the chapter's diff (from chapter 02 on, PREV-name
-    given), becomes
+    given: the step before NN in steps/, whatever its number), becomes
     `diff -ru steps/PREV-name workspace/NN-name`: the files the workspace
     changes of the step before, which in a fresh starter are the chapter's
     files, its headers and its stubs;
@@ -41,7 +41,8 @@ def rewrite(text, step, prev):
                   lambda m: token("use the workspace this starter holds (`make workspace STEP=%s` made it\n"
                                   "in the project):" % num), text)
     if prev:
-        text = re.sub(r"make diff STEP=%s(\s+)# everything this chapter added to step %s" % (num, prev[:2]),
+        text = re.sub(r"make diff STEP=%s(\s+)# everything this chapter added to (?:step %s|the step before it)"
+                      % (num, prev[:2]),
                       lambda m: token("diff -ru steps/%s workspace/%s%s# what your workspace changes of step %s"
                                       % (prev, step, m.group(1), prev[:2])), text)
         text = re.sub(r"`make diff STEP=%s`" % num,

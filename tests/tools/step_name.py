@@ -16,8 +16,8 @@ workspace_steps(), step_name() and step_before(); shell tools run this file.
 The Makefile resolves STEP the same way, in make itself (STEP_DIR).
 
 Numbers may be missing from the sequence (a chapter still to be written):
-the step before 10 is whichever step precedes it in steps/, 07 when 08 and
-09 are not there, never the number minus one.
+the step before 12 is whichever step precedes it in steps/, 09 while 10 and
+11 are not there, never the number minus one.
 """
 import pathlib
 import re

@@ -42,7 +42,7 @@ for d in "$from" "$to"; do
     cp "$f" "$tmp/$(basename "$d")/${f#"$d"/}"
   done
 done
-# A step's own copy of a common/ file (step 10's net.c) replaces common's in
+# A step's own copy of a common/ file (step 12's net.c) replaces common's in
 # its build, so a step without one builds with common's: that is the side
 # the copy is shown against.
 against=""

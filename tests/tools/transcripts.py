@@ -204,13 +204,16 @@ def main():
     failed = False
     for chapter in chapters:
         prefix = os.path.basename(chapter)[:2]
-        steps = glob.glob(os.path.join(build, prefix + "-*", "server"))
         if not list(transcripts(chapter)):
             continue
-        if not glob.glob("steps/%s-*/main.c" % prefix):
+        step = sorted(glob.glob("steps/%s-*/main.c" % prefix))
+        if not step:
             # A starter repository has the chapter but not its step.
             print("transcripts %-32s skipped: no steps/%s-*" % (chapter, prefix))
             continue
+        # The step's own build, by its name: build/ may still hold a step
+        # that was renamed since, with the same number.
+        steps = glob.glob(os.path.join(build, os.path.basename(os.path.dirname(step[0])), "server"))
         if not steps:
             print("transcripts %s: no server built for step %s" % (chapter, prefix))
             failed = True

@@ -12,7 +12,7 @@
 #   03+ the chapter's step with the code the chapter writes taken out: of
 #       the step before the chapter (the previous one in steps/, whatever
 #       its number) every file the chapter leaves alone; of common/, a copy
-#       of each file the chapter's step holds its own copy of (step 10's
+#       of each file the chapter's step holds its own copy of (step 12's
 #       net.c and net.h), as the step before builds with it; the chapter's
 #       headers whole, for the declarations and contracts its unit tests and
 #       stages call; main.c whole, the wiring; and every other file the
@@ -37,12 +37,7 @@ want=${1:-}
 ex=${2:-}
 [ -n "$want" ] || { echo "usage: make workspace STEP=NN [EX=K]" >&2; exit 2; }
 target=$("$PYTHON" tests/tools/step_name.py --steps-only "$want") || exit 2
-prev=""
-for d in steps/*/; do
-  d=$(basename "$d")
-  [ "$d" = "$target" ] && break
-  prev=$d
-done
+prev=$("$PYTHON" tests/tools/step_name.py --before "$target") || exit 2
 num=${target%%-*}
 dest="workspace/$target${ex:+-ex$ex}"
 if [ -e "$dest" ]; then
@@ -88,7 +83,7 @@ elif [ "$num" = 02 ]; then
 else
   cp -r "steps/$prev/." "$dest"
   # Each file of the chapter's step, against what the step before builds
-  # with: its own copy, or common/'s when it has none (step 10's net.c is
+  # with: its own copy, or common/'s when it has none (step 12's net.c is
   # the chapter's change to common/'s).
   whole="" skeletons="" gone="" copies=""
   for f in "steps/$target"/*.[ch]; do

@@ -3,8 +3,8 @@
  * The parser's promise is that the bytes' arrival pattern does not matter:
  * a stream split at any byte boundary parses exactly as the whole stream.
  * These tests feed streams in every possible split and compare. (Chapter
- * 10's look-ahead, which runs this parser ahead over a client's bytes, is
- * tested in tests/10-fast-path/unit_fastpath.c.) */
+ * 12's look-ahead, which runs this parser ahead over a client's bytes, is
+ * tested in tests/12-fast-path/unit_fastpath.c.) */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

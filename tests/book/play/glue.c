@@ -262,7 +262,7 @@ static int server_setup(void) {
     play.table = observed_table();
     net_init(&server.net, server.loop, play.table);
 #if defined(FAST_PATH_H)
-    fastpath_install(&server.fast, &server.net, server.db.keys); /* chapter 10 */
+    fastpath_install(&server.fast, &server.net, server.db.keys); /* chapter 12 */
 #endif
 #if defined(ACTIVE_EXPIRE_H)
     active_expire_start(&server.expirer, &server.db, server.loop, hz);
@@ -305,7 +305,7 @@ EMSCRIPTEN_KEEPALIVE size_t play_send(const char *bytes, size_t len) {
     play.closed = 0;
     buf_append(&c->query, bytes, len);
 #if defined(FAST_PATH_H)
-    /* Chapter 10: held when read, run at the end of the turn, as step 10's
+    /* Chapter 12: held when read, run at the end of the turn, as step 12's
      * read handler and end of turn do (its net.h's run hooks). */
     net_server *s = &server.net;
     s->run_hooks->read(c, s->run_hooks_ctx);

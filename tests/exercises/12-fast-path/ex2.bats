@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# Grader for chapter 10, exercise 2: prefetch the keys the command table names.
+# Grader for chapter 12, exercise 2: prefetch the keys the command table names.
 #
-# Step 10's look-ahead takes argv[1] of every request as its key: one key
+# Step 12's look-ahead takes argv[1] of every request as its key: one key
 # for DEL a b c d, and one, wasted, for ECHO hello or INFO stats. Done, it
 # takes the keys where the command table says they are (first_key, last_key,
 # key_step, as COMMAND INFO reports them): four for DEL a b c d, none for
@@ -10,7 +10,7 @@
 # counters now adds no key of its own. This project's own INFO fields, so
 # there is no reference run.
 #
-# Run it: make exercise STEP=10 EX=2 [SERVER=path]
+# Run it: make exercise STEP=12 EX=2 [SERVER=path]
 
 load ../../helpers/server
 

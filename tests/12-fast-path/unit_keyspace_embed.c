@@ -1,7 +1,7 @@
-/* unit_keyspace_embed.c -- unit tests of where step 10 keeps a value: a
+/* unit_keyspace_embed.c -- unit tests of where step 12 keeps a value: a
  * value of at most VALUE_EMBED_MAX bytes inside its key's dict entry, after
  * the wheel's node when the key has a TTL, a longer one in a block of its
- * own (steps/10-fast-path/keyspace.c). Every change a key can go through is
+ * own (steps/12-fast-path/keyspace.c). Every change a key can go through is
  * tried from every kind of value to every other: a SET of another length, a
  * TTL given and taken away, expiry by the wheel. After each one the key
  * must hold exactly the bytes last written, with the TTL it should have,
@@ -174,7 +174,7 @@ START_TEST(the_wheel_expires_keys_whatever_their_values) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("10-fast-path: short values in their key's entry");
+    Suite *s = suite_create("12-fast-path: short values in their key's entry");
     TCase *tc = tcase_create("embed");
     tcase_add_test(tc, every_change_keeps_the_last_bytes_and_the_right_ttl);
     tcase_add_test(tc, a_value_of_the_same_length_is_written_in_place);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Chapter 10: the fast path changes when a client's commands run, never what
+# Chapter 12: the fast path changes when a client's commands run, never what
 # a client receives. Many clients send their pipelines at once, so that the
 # server finds them ready in the same turns of its event loop, holds them and
 # runs them together after reading ahead in their buffers; each client must
@@ -19,19 +19,19 @@ many() {
   expect_match "ok: *"
 }
 
-@test "10-3 fifty clients pipelining at once each get their own replies, whole and in order" {
+@test "12-3 fifty clients pipelining at once each get their own replies, whole and in order" {
   many --clients 50 --rounds 40
 }
 
-@test "10-3 a pipeline of one client alone, longer than a batch of 16 keys, is answered in order" {
+@test "12-3 a pipeline of one client alone, longer than a batch of 16 keys, is answered in order" {
   many --clients 1 --rounds 400
 }
 
-@test "10-4 pipelines cut anywhere, their first parts read alone, get the same replies" {
+@test "12-4 pipelines cut anywhere, their first parts read alone, get the same replies" {
   many --clients 40 --rounds 10 --split
 }
 
-@test "10-4 inline requests between multibulk ones, from clients read together, are answered in order" {
+@test "12-4 inline requests between multibulk ones, from clients read together, are answered in order" {
   rcli set fp:inline:k v >/dev/null
   local i pids=() outs=()
   for i in 1 2 3 4 5 6 7 8; do
@@ -48,17 +48,17 @@ many() {
   done
 }
 
-@test "10-5 clients that vanish right after sending cost the others nothing" {
+@test "12-5 clients that vanish right after sending cost the others nothing" {
   many --clients 40 --rounds 40 --vanish 15
 }
 
-@test "10-5 GETs of 20,000 stored keys from fifty clients at once find every value" {
+@test "12-5 GETs of 20,000 stored keys from fifty clients at once find every value" {
   many --clients 50 --rounds 20 --existing 20000
 }
 
 stat() { rcli info stats | tr -d '\r' | sed -n "s/^$1://p"; }
 
-@test "10-6 INFO counts the look-ahead's batches and the keys it prefetched" {
+@test "12-6 INFO counts the look-ahead's batches and the keys it prefetched" {
   own_promise "INFO fields of this project's fast path"
   local batches keys
   batches=$(stat fastpath_batches) keys=$(stat fastpath_prefetched_keys)
@@ -89,7 +89,7 @@ key_commands() {
     pipe_commands "$1" "$2 on fp:mem:0..fp:mem:$(($1 - 1))"
 }
 
-@test "10-7 a key pays for expiry only while it has a TTL" {
+@test "12-7 a key pays for expiry only while it has a TTL" {
   # Redis keeps expire times in a table of their own, this step in a node
   # that only the entries of keys with a TTL carry: either way, giving
   # 20,000 keys a TTL costs memory (at least the node's two 8-byte links a

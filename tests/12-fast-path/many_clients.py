@@ -5,7 +5,7 @@ its own replies, whole and in order.
     many_clients.py PORT [--clients N] [--rounds M] [--split] [--vanish K]
                          [--existing KEYS]
 
-Chapter 10's server holds the clients read in one turn of the event loop and
+Chapter 12's server holds the clients read in one turn of the event loop and
 runs them together at its end, after reading ahead in their buffers. Nothing a
 client sees may change: this opens N connections first, then sends every
 pipeline before reading any reply, so that the server finds many clients

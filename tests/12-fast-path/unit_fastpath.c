@@ -1,4 +1,4 @@
-/* unit_fastpath.c -- unit tests of chapter 10's fast path (fastpath.c): the
+/* unit_fastpath.c -- unit tests of chapter 12's fast path (fastpath.c): the
  * run hooks that hold the clients read in a turn and run them at its end;
  * the look-ahead, fastpath_look_ahead(), which parses the requests waiting
  * in a batch of those clients with each client's own parser, into the
@@ -1104,7 +1104,7 @@ START_TEST(overlong_lines_get_the_same_replies) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("10-fast-path: run hooks, look-ahead and run");
+    Suite *s = suite_create("12-fast-path: run hooks, look-ahead and run");
     TCase *hooks = tcase_create("run hooks");
     tcase_add_test(hooks, held_clients_run_at_the_end_of_the_turn);
     tcase_add_test(hooks, a_closed_client_is_skipped);

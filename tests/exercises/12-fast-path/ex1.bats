@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Grader for chapter 10, exercise 1: CONFIG GET/SET prefetch-batch-max-size.
+# Grader for chapter 12, exercise 1: CONFIG GET/SET prefetch-batch-max-size.
 #
 # The look-ahead's batch becomes a setting, under Valkey's name and range:
 # 0 to 128, default 16, 0 meaning no look-ahead. Redis has no such
@@ -14,7 +14,7 @@
 # still answers. CONFIG GET still answers the parameters clients read at
 # start-up.
 #
-# Run it: make exercise STEP=10 EX=1 [SERVER=path]
+# Run it: make exercise STEP=12 EX=1 [SERVER=path]
 
 load ../../helpers/server
 

@@ -1,5 +1,5 @@
 /* unit_dict_resize_metadata.c -- unit tests of dict_entry_resize_metadata()
- * (steps/10-fast-path/dict.c), with which the fast path gives the timing
+ * (steps/12-fast-path/dict.c), with which the fast path gives the timing
  * wheel's node only to the entries of keys that have a TTL: an entry is
  * reallocated at its new size and takes the old one's place. What is tested
  * is what dict.h promises: the key, the value and the metadata that stays are
@@ -153,7 +153,7 @@ START_TEST(test_entries_with_metadata_are_freed) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("10-fast-path: dict metadata resize");
+    Suite *s = suite_create("12-fast-path: dict metadata resize");
     TCase *tc = tcase_create("resize");
     tcase_add_checked_fixture(tc, use_test_seed, NULL);
     tcase_add_test(tc, test_resize_keeps_key_value_and_place);

@@ -1,5 +1,5 @@
-/* unit_resp_rewind.c -- unit tests of what chapter 10 adds to the parser
- * (steps/10-fast-path/resp.c, its own copy of common/resp.c):
+/* unit_resp_rewind.c -- unit tests of what chapter 12 adds to the parser
+ * (steps/12-fast-path/resp.c, its own copy of common/resp.c):
  * parser_next_is_multibulk() and parser_rewind(), and the two properties of
  * parser_next() that resp.h promises for a second parse: a multibulk parse
  * only reads the buffer, an inline parse decodes its words in place. The
@@ -129,7 +129,7 @@ START_TEST(rewind_after_an_error_finds_the_same_error) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("10-fast-path: the parser's rewind");
+    Suite *s = suite_create("12-fast-path: the parser's rewind");
     TCase *tc = tcase_create("rewind");
     tcase_add_test(tc, a_multibulk_parse_only_reads_the_buffer);
     tcase_add_test(tc, an_inline_parse_decodes_in_place);

@@ -1,5 +1,5 @@
-/* unit_dict_prefetch.c -- unit tests of what chapter 10 adds to the hash
- * table (steps/10-fast-path/dict.c): dict_prefetch_bucket() and
+/* unit_dict_prefetch.c -- unit tests of what chapter 12 adds to the hash
+ * table (steps/12-fast-path/dict.c): dict_prefetch_bucket() and
  * dict_prefetch_entry(), which the look-ahead calls for the keys a batch of
  * clients is about to look up, and dict_expect_key(), which hands the table
  * the hash the look-ahead computed. The prefetches only warm the CPU's
@@ -208,7 +208,7 @@ START_TEST(test_expected_entry_is_deleted_with_the_expected_hash) {
 END_TEST
 
 int main(void) {
-    Suite *s = suite_create("10-fast-path: dict prefetch");
+    Suite *s = suite_create("12-fast-path: dict prefetch");
     TCase *tc = tcase_create("prefetch");
     tcase_add_checked_fixture(tc, use_test_seed, NULL);
     tcase_add_test(tc, test_prefetch_changes_nothing);
