@@ -101,8 +101,8 @@ changed_files() {
 
 status=0
 prev=""
-for dir in steps/*/; do
-  step=$(basename "$dir")
+for main in steps/[0-9][0-9]-*/main.c; do # the steps step_name.py knows, in order
+  step=$(basename "$(dirname "$main")")
   if [ -z "$prev" ]; then prev=$step; continue; fi
   doc="docs/$step.md"
   changed=$(changed_files "$prev" "$step")
@@ -123,8 +123,8 @@ done
 if [ "$hunks" -eq 1 ]; then
   echo
   prev=""
-  for dir in steps/*/; do
-    step=$(basename "$dir")
+  for main in steps/[0-9][0-9]-*/main.c; do # the steps step_name.py knows, in order
+    step=$(basename "$(dirname "$main")")
     [ -n "$prev" ] && { check_hunks "$prev" "$step" || status=1; }
     prev=$step
   done

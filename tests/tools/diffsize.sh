@@ -34,8 +34,8 @@ lines_of() { awk 'END { print NR }' "$1"; }
 echo "| chapter | files (added/removed/changed) | +lines | -lines | changed lines in changed files | comment lines (+/-) | comments | hunks (comment-only) |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
 prev=""
-for dir in steps/*/; do
-  step=$(basename "$dir")
+for main in steps/[0-9][0-9]-*/main.c; do # the steps step_name.py knows, in order
+  step=$(basename "$(dirname "$main")")
   if [ -z "$prev" ]; then prev=$step; continue; fi
   added=0 removed=0 changed=0 plus=0 minus=0 stats=""
   for f in $(cd steps && for p in "$prev"/* "$step"/*; do echo "${p#*/}"; done | sort -u); do
